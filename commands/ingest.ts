@@ -1,0 +1,61 @@
+/** terminus ingest [<path.jsonl>]: one archive pass, over the whole tree or one file. */
+import { resolve } from "node:path";
+import type { Command } from "./types.ts";
+import { outcome } from "../core/output.ts";
+import { UsageError } from "../core/errors.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { runWholePass } from "../core/ingest/whole.ts";
+import { runPass } from "../core/ingest/pass.ts";
+
+export const command: Command = {
+  name: "ingest",
+  usage: "terminus ingest [<path.jsonl>]",
+  options: {},
+  positionals: true,
+  json: false,
+  empty: () => null,
+  async run(ctx, args) {
+    if (args.positionals.length > 1) {
+      throw new UsageError("ingest takes at most one transcript path");
+    }
+    const r = resolveAll(ctx);
+    try {
+      if (Deno.statSync(r.dataDir).isFile) {
+        throw new Error(`the data directory ${r.dataDir} is a file, so no pass can run`);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    const only = args.positionals[0] !== undefined
+      ? resolve(ctx.cwd, args.positionals[0])
+      : undefined;
+    const res = only
+      ? await runPass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots, only })
+      : await runWholePass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots });
+    if (!res.ran) {
+      return outcome("ingest", null, {
+        counts: [
+          "another pass holds the ingest lock; it reads the same files, so this one did nothing",
+        ],
+      });
+    }
+    const run = res.run!;
+    const counts = [
+      `${run.filesSeen} file(s) walked, ${run.filesCommitted} committed, ${run.filesFailed} failed, ${run.bytesRead} byte(s) read, ${run.turnsAdded} turn(s) added in ${run.durationMs} ms`,
+    ];
+    if (res.excludedOnly) {
+      return outcome("ingest", null, {
+        counts: [`${only} is inside an excluded project; it was not read`],
+      });
+    }
+    return outcome("ingest", null, {
+      ok: !res.onlyFailed,
+      exitCode: res.onlyFailed ? 1 : 0,
+      reason: res.onlyFailed
+        ? `${only} could not be archived; terminus status names the error`
+        : null,
+      warnings: res.problems,
+      counts,
+    });
+  },
+};

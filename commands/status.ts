@@ -1,0 +1,98 @@
+/** terminus status: the store, its counts, and the last archive pass. Takes no lock. */
+import type { Command } from "./types.ts";
+import { humanBytes, outcome, row } from "../core/output.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { openRead } from "../core/store/db.ts";
+import { counts, fileSizes } from "../core/store/inspect.ts";
+import { lastRun } from "../core/store/archive.ts";
+
+const lines = (s: string | null) => (s ? s.split("\n") : null);
+
+function empty() {
+  return {
+    store: null,
+    size_bytes: 0,
+    sessions: 0,
+    turns: 0,
+    watermarks: 0,
+    watermark_bytes: 0,
+    excluded: null,
+    last_run: null,
+  };
+}
+
+export const command: Command = {
+  name: "status",
+  usage: "terminus status [--json]",
+  options: {},
+  positionals: false,
+  json: true,
+  empty,
+  run(ctx) {
+    const r = resolveAll(ctx);
+    const opened = openRead(r.store);
+    if (!opened) {
+      return Promise.resolve(outcome("status", empty(), {
+        reason: `no store yet at ${r.store}; the first archive pass creates it`,
+      }));
+    }
+    const { db, warnings } = opened;
+    try {
+      const c = counts(db);
+      const run = lastRun(db);
+      const size = fileSizes(r.store).total;
+      const data = {
+        store: r.store,
+        size_bytes: size,
+        sessions: c.sessions,
+        turns: c.turns,
+        watermarks: c.watermarks,
+        watermark_bytes: c.watermarkBytes,
+        excluded: r.cfg.excludeListed,
+        last_run: run
+          ? {
+            started_at: run.startedAt,
+            duration_ms: run.durationMs,
+            files_seen: run.filesSeen,
+            files_committed: run.filesCommitted,
+            files_failed: run.filesFailed,
+            bytes_read: run.bytesRead,
+            turns_added: run.turnsAdded,
+            error: lines(run.error),
+            notes: lines(run.notes),
+          }
+          : null,
+      };
+      const out = [
+        row("store", r.store),
+        row("size", humanBytes(size)),
+        row("sessions", c.sessions),
+        row("turns", c.turns),
+        row("watermarks", `${c.watermarks} covering ${c.watermarkBytes} byte(s)`),
+      ];
+      if (r.cfg.excludeListed.length) out.push(row("excluded", r.cfg.excludeListed.join(", ")));
+      if (run) {
+        out.push(
+          row("last run", run.startedAt),
+          row("  duration", `${run.durationMs} ms`),
+          row(
+            "  files",
+            `${run.filesSeen} walked, ${run.filesCommitted} committed, ${run.filesFailed} failed`,
+          ),
+          row("  bytes read", run.bytesRead),
+          row("  turns added", run.turnsAdded),
+        );
+        for (const n of lines(run.notes) ?? []) out.push(row("  notes", n));
+        for (const e of lines(run.error) ?? []) out.push(row("  error", e));
+      } else {
+        out.push(row("last run", "none yet"));
+      }
+      return Promise.resolve(outcome("status", data, {
+        human: [out.join("\n") + "\n"],
+        warnings,
+      }));
+    } finally {
+      db.close();
+    }
+  },
+};

@@ -1,0 +1,233 @@
+/**
+ * terminus.toml: every key, its default, its clamp and its load rule. Read on every command,
+ * hook and MCP call; never written.
+ */
+import { parse, TomlError } from "smol-toml";
+import { realpathSync } from "node:fs";
+import { configFile, type Env, normaliseUserPath } from "./paths.ts";
+import { ConfigError } from "./errors.ts";
+import {
+  BRIEF_CHARS_DEFAULT,
+  INJECTION_CHARS_CAP,
+  PROMPT_CHARS_DEFAULT,
+  SNAPSHOT_INTERVAL_HOURS_DEFAULT,
+  SNAPSHOT_KEEP_DEFAULT,
+} from "./constants.ts";
+
+export type CaptureMode = "full" | "lean" | "minimal";
+export type RetentionAction = "keep" | "evict" | "delete";
+
+export interface RetentionRule {
+  action: RetentionAction;
+  ageDays: number;
+}
+
+export interface Config {
+  /** The file this came from (whether or not it existed). */
+  path: string;
+  roots: string[];
+  /** Normalised absolute exclude entries, plus the paths they resolve to through symlinks. */
+  exclude: string[];
+  /** The exclude entries as normalised, before symlink resolution (for display). */
+  excludeListed: string[];
+  injection: { briefChars: number; promptChars: number };
+  retention: RetentionRule;
+  /** Per-project rules keyed by normalised absolute path. */
+  retentionProjects: Map<string, RetentionRule>;
+  snapshot: { enabled: boolean; intervalHours: number; keep: number };
+  capture: { mode: CaptureMode };
+  privacy: { redactRecall: boolean };
+}
+
+export function defaultConfig(path: string): Config {
+  return {
+    path,
+    roots: [],
+    exclude: [],
+    excludeListed: [],
+    injection: { briefChars: BRIEF_CHARS_DEFAULT, promptChars: PROMPT_CHARS_DEFAULT },
+    retention: { action: "keep", ageDays: 0 },
+    retentionProjects: new Map(),
+    snapshot: {
+      enabled: true,
+      intervalHours: SNAPSHOT_INTERVAL_HOURS_DEFAULT,
+      keep: SNAPSHOT_KEEP_DEFAULT,
+    },
+    capture: { mode: "full" },
+    privacy: { redactRecall: false },
+  };
+}
+
+type Table = Record<string, unknown>;
+
+function invalid(path: string, detail: string): ConfigError {
+  return new ConfigError(`${path} is not valid TOML: ${detail}`);
+}
+
+function tomlDetail(e: TomlError): string {
+  const first = e.message.split("\n")[0].replace(/^Invalid TOML document: /, "");
+  const where = `line ${e.line}, column ${e.column}`;
+  // A parser message that names api_key would echo the key's value: print the position only.
+  if (/api_key/i.test(e.message)) return `${first} at ${where}`;
+  const excerpt = (e.codeblock ?? "").split("\n").find((l) => l.startsWith(`${e.line}:`));
+  const text = excerpt ? excerpt.slice(excerpt.indexOf(":") + 1).trim() : "";
+  return text ? `${first} at ${where}: ${text}` : `${first} at ${where}`;
+}
+
+function isTable(v: unknown): v is Table {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
+}
+
+/** Reads terminus.toml from the config directory; a missing file means every default. */
+export function loadConfig(env: Env): Config {
+  const path = configFile(env);
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(path);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return defaultConfig(path);
+    throw new ConfigError(`${path} cannot be read: ${(e as Error).message}`);
+  }
+  return parseConfig(text, path, env);
+}
+
+export function parseConfig(text: string, path: string, env: Env): Config {
+  let doc: Table;
+  try {
+    doc = parse(text) as Table;
+  } catch (e) {
+    if (e instanceof TomlError) throw invalid(path, tomlDetail(e));
+    throw invalid(path, (e as Error).message);
+  }
+  if ("provider" in doc) {
+    throw new ConfigError(
+      `${path} still has a [provider] table. Model calls were removed from Terminus, so nothing reads that table any more. Delete it from the file to continue.`,
+    );
+  }
+  const cfg = defaultConfig(path);
+
+  // Non-text keys: "" (or a wrong type) fails the load; text keys: "" means unset.
+  const list = (t: Table, key: string, where: string): string[] | undefined => {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
+      throw invalid(path, `${where} must be a list of paths`);
+    }
+    return v as string[];
+  };
+  const whole = (t: Table, key: string, where: string): number | undefined => {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (typeof v === "bigint") return Number(v);
+    if (typeof v !== "number" || !Number.isInteger(v)) {
+      throw invalid(path, `${where} must be a whole number`);
+    }
+    return v;
+  };
+  const bool = (t: Table, key: string, where: string): boolean | undefined => {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (typeof v !== "boolean") throw invalid(path, `${where} must be true or false`);
+    return v;
+  };
+  const text_ = (t: Table, key: string, where: string): string | undefined => {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (typeof v !== "string") throw invalid(path, `${where} must be text`);
+    return v === "" ? undefined : v;
+  };
+  const table = (t: Table, key: string): Table | undefined => {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (!isTable(v)) throw invalid(path, `${key} must be a table`);
+    return v;
+  };
+
+  const roots = list(doc, "roots", "roots");
+  if (roots) cfg.roots = roots; // used exactly as written; `~` is not expanded here
+
+  const exclude = list(doc, "exclude", "exclude");
+  if (exclude) {
+    const listed: string[] = [];
+    for (const e of exclude) {
+      const n = normaliseUserPath(e, env);
+      if (n !== undefined && !listed.includes(n)) listed.push(n);
+    }
+    cfg.excludeListed = listed;
+    const all = new Set(listed);
+    for (const n of listed) {
+      try {
+        all.add(realpathSync(n));
+      } catch {
+        // a path that does not exist (yet) matches only as written
+      }
+    }
+    cfg.exclude = [...all];
+  }
+
+  const injection = table(doc, "injection");
+  if (injection) {
+    const clamp = (n: number) => Math.max(0, Math.min(INJECTION_CHARS_CAP, n));
+    const b = whole(injection, "brief_chars", "injection.brief_chars");
+    if (b !== undefined) cfg.injection.briefChars = clamp(b);
+    const p = whole(injection, "prompt_chars", "injection.prompt_chars");
+    if (p !== undefined) cfg.injection.promptChars = clamp(p);
+  }
+
+  const readRule = (t: Table, where: string): RetentionRule => {
+    const action = text_(t, "action", `${where}.action`);
+    const age = whole(t, "age_days", `${where}.age_days`);
+    return {
+      action: action === "evict" || action === "delete" ? action : "keep",
+      ageDays: Math.max(0, age ?? 0),
+    };
+  };
+  const retention = table(doc, "retention");
+  if (retention) {
+    cfg.retention = readRule(retention, "retention");
+    const projects = retention["project"];
+    if (projects !== undefined) {
+      if (!isTable(projects)) throw invalid(path, "retention.project must be a table of tables");
+      for (const [p, rule] of Object.entries(projects)) {
+        if (!isTable(rule)) throw invalid(path, `retention.project."${p}" must be a table`);
+        const parsed = readRule(rule, `retention.project."${p}"`);
+        const n = normaliseUserPath(p, env);
+        if (n !== undefined) cfg.retentionProjects.set(n, parsed);
+      }
+    }
+  }
+
+  const snapshot = table(doc, "snapshot");
+  if (snapshot) {
+    const en = bool(snapshot, "enabled", "snapshot.enabled");
+    if (en !== undefined) cfg.snapshot.enabled = en;
+    const ih = whole(snapshot, "interval_hours", "snapshot.interval_hours");
+    if (ih !== undefined) {
+      cfg.snapshot.intervalHours = ih <= 0 ? SNAPSHOT_INTERVAL_HOURS_DEFAULT : ih;
+    }
+    const keep = whole(snapshot, "keep", "snapshot.keep");
+    if (keep !== undefined) cfg.snapshot.keep = Math.max(1, keep);
+  }
+
+  const capture = table(doc, "capture");
+  if (capture) {
+    const mode = text_(capture, "mode", "capture.mode");
+    cfg.capture.mode = mode === "lean" || mode === "minimal" ? mode : "full";
+  }
+
+  const privacy = table(doc, "privacy");
+  if (privacy) {
+    const r = bool(privacy, "redact_recall", "privacy.redact_recall");
+    if (r !== undefined) cfg.privacy.redactRecall = r;
+  }
+  return cfg;
+}
+
+/** True when `project` (an absolute path) is covered by an exclude entry. */
+export function isExcluded(cfg: Config, project: string | null | undefined): boolean {
+  if (!project) return false;
+  for (const e of cfg.exclude) {
+    if (project === e || project.startsWith(e.endsWith("/") ? e : e + "/")) return true;
+  }
+  return false;
+}

@@ -1,0 +1,69 @@
+/**
+ * Every number the specification names, once. Other modules import these by name so a
+ * threshold is changed in one place and reads the same everywhere.
+ */
+
+export const VERSION = "0.1.0";
+
+/** Formats kept in the store's `meta` table. */
+export const ARCHIVE_FORMAT = 1;
+export const DERIVED_SCHEMA = 1;
+
+/** Archive framing. */
+export const BLOCK_BYTES = 64 * 1024;
+export const ZSTD_LEVEL = 3;
+
+/** SQLite busy timeouts: the pass may wait a little, readers barely. */
+export const BUSY_TIMEOUT_WRITE_MS = 5_000;
+export const BUSY_TIMEOUT_READ_MS = 200;
+
+/** `git rev-parse --show-toplevel` gets this long before the cwd is used instead. */
+export const GIT_TIMEOUT_MS = 1_000;
+
+/** A session closes when its last turn is older than this. */
+export const CLOSE_AFTER_MS = 6 * 60 * 60 * 1000;
+/** Sessions observed per pass; the rest wait. */
+export const OBSERVE_PER_PASS = 100;
+/** Retention acts on at most this many sessions per action per pass. */
+export const RETENTION_PER_PASS = 100;
+
+/** Capture mode `lean` replaces tool output and attachments larger than this. */
+export const LEAN_THRESHOLD_BYTES = 8_192;
+
+/** Search. */
+export const FTS_BODY_MAX_BYTES = 256 * 1024;
+export const FTS_EXPANSION_MAX_BYTES = 128 * 1024;
+export const MAX_QUERY_TOKENS = 32;
+export const EXCERPT_CHARS = 240;
+export const SEARCH_LIMIT_DEFAULT = 10;
+export const SEARCH_LIMIT_MAX = 50;
+export const SEARCH_POOL = 200;
+export const ENTITIES_PER_TURN = 48;
+export const ENTITY_DEPTH_LIMIT = 8;
+export const ERROR_ENTITY_MAX_BYTES = 512;
+
+/** show / recall_context windows. */
+export const CONTEXT_MAX = 25;
+export const CONTEXT_DEFAULT = 5;
+export const GET_MAX_IDS = 25;
+
+/** Injection (compiled in; only `replay` varies them). */
+export const INJECTION_CHARS_CAP = 10_000;
+export const BRIEF_CHARS_DEFAULT = 6_000;
+export const PROMPT_CHARS_DEFAULT = 4_000;
+export const QUOTE_CHARS = 240;
+export const HOOK_DEADLINE_MS = 50;
+export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
+export const HOOK_STDIN_WAIT_MS = 500;
+
+/** Snapshots. */
+export const SNAPSHOT_INTERVAL_HOURS_DEFAULT = 24;
+export const SNAPSHOT_KEEP_DEFAULT = 3;
+
+/** Turn ids: `session_no << 24 | turn_seq`. */
+export const TURN_SEQ_BITS = 24;
+export const TURN_SEQ_SPAN = 2 ** TURN_SEQ_BITS;
+
+/** File modes for everything Terminus creates in its own folders. */
+export const DIR_MODE = 0o700;
+export const FILE_MODE = 0o600;

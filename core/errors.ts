@@ -1,0 +1,22 @@
+/**
+ * The one error hierarchy. `mod.ts` maps these to exit codes: `UsageError` is misuse (2),
+ * every other `TerminusError` is an operational failure (1).
+ */
+export class TerminusError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** Misuse: a bad flag, a bad value, a missing argument. Exit 2, nothing on stdout. */
+export class UsageError extends TerminusError {}
+
+/** terminus.toml could not be loaded. */
+export class ConfigError extends TerminusError {}
+
+/** The store cannot be opened or is in a format this build does not read. */
+export class StoreError extends TerminusError {}
+
+/** The data directory could not be resolved. */
+export class PathError extends TerminusError {}

@@ -1,0 +1,59 @@
+/**
+ * From one archived record to the rows derived from it: the turn, its search text, its
+ * structured matches (entities) and paths, and a compaction boundary. Pure: no SQL here.
+ */
+import type { DerivedRows } from "../store/archive.ts";
+import {
+  firstToolName,
+  hasToolResult,
+  isCompactBoundary,
+  isTyped,
+  type Rec,
+  str,
+} from "../transcript/records.ts";
+import { ftsBody } from "./fts.ts";
+import { extractEntities } from "./entities.ts";
+
+export interface LineAt {
+  rec: Rec;
+  streamOffset: number;
+  byteLen: number;
+  turnSeq: number;
+  /** The session is a subagent's sidecar. */
+  sidecar: boolean;
+}
+
+export function deriveTurn(l: LineAt): DerivedRows {
+  const rec = l.rec;
+  const entities = extractEntities(rec);
+  const rows: DerivedRows = {
+    turn: {
+      turnSeq: l.turnSeq,
+      uuid: str(rec.uuid),
+      parentUuid: str(rec.parentUuid),
+      recordType: rec.type as string,
+      toolName: firstToolName(rec),
+      ts: str(rec.timestamp),
+      streamOffset: l.streamOffset,
+      byteLen: l.byteLen,
+      isTyped: isTyped(rec),
+      isSidechain: l.sidecar || rec.isSidechain === true,
+      isToolResult: hasToolResult(rec),
+    },
+    body: ftsBody(rec),
+    entities,
+    paths: entities.filter((e) => e.kind === "path").map((e) => e.value),
+  };
+  if (isCompactBoundary(rec)) {
+    const meta = rec.compactMetadata;
+    let preserved: string | null = null;
+    if (meta && typeof meta === "object" && !Array.isArray(meta)) {
+      const pm = (meta as Rec).preservedMessages;
+      if (pm && typeof pm === "object" && !Array.isArray(pm) && Array.isArray((pm as Rec).uuids)) {
+        preserved = JSON.stringify((pm as Rec).uuids);
+      }
+    }
+    rows.compaction = { preserved };
+  }
+  return rows;
+}

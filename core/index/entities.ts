@@ -1,0 +1,154 @@
+/**
+ * Structured matches: the paths, commands, errors, symbols and tools a turn's tool fields
+ * name. Only tool_use / tool_result blocks and top-level toolUseResult count; never prose
+ * or attachments. Deduplicated on (kind, value), at most 48 per turn in walk order.
+ */
+import { ENTITIES_PER_TURN, ERROR_ENTITY_MAX_BYTES } from "../constants.ts";
+import { contentBlocks, type Json, type Rec } from "../transcript/records.ts";
+import { cutUtf8 } from "./fts.ts";
+
+export type EntityKind = "path" | "command" | "error" | "symbol" | "tool";
+export interface Entity {
+  kind: EntityKind;
+  value: string;
+}
+
+/** Path: trimmed, unquoted, a trailing `:line[:col]` removed; never resolved on disk. */
+export function normalisePath(p: string): string {
+  let s = p.trim();
+  s = s.replace(/^["'`]+|["'`]+$/g, "");
+  s = s.replace(/:\d+(?::\d+)?$/, "");
+  return s;
+}
+
+/** Error text with volatile parts replaced so the same failure matches across runs. */
+export function normaliseError(text: string): string {
+  let s = text;
+  s = s.replace(/\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:?\d{2})?/g, "<ts>");
+  s = s.replace(
+    /\b[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}\b/g,
+    "<uuid>",
+  );
+  s = s.replace(/\b0x[0-9a-fA-F]+\b/g, "<addr>");
+  s = s.replace(/([A-Za-z0-9]):\d+(?::\d+)?/g, "$1:<line>");
+  s = s.replace(/\s+/g, " ").trim();
+  return cutUtf8(s, ERROR_ENTITY_MAX_BYTES);
+}
+
+const IDENT = /[A-Za-z_$][A-Za-z0-9_$]*/g;
+
+/** Identifier-shaped tokens: an internal case boundary, or `_` with content on both sides. */
+export function symbolsIn(text: string): string[] {
+  const out: string[] = [];
+  for (const m of text.matchAll(IDENT)) {
+    const t = m[0].replace(/\$/g, "");
+    if (t.length < 3) continue;
+    const caseBoundary = /[a-z0-9][A-Z]/.test(t);
+    const underscore = /[A-Za-z0-9]_+[A-Za-z0-9]/.test(t);
+    if (caseBoundary || underscore) out.push(t);
+  }
+  return out;
+}
+
+/** Path-shaped words of a command line or query. */
+export function pathWords(text: string): string[] {
+  const out: string[] = [];
+  for (const raw of text.split(/[\s;&|<>()]+/)) {
+    const w = raw.replace(/^["'`]+|["'`]+$/g, "");
+    if (w === "" || w.startsWith("-")) continue;
+    if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue;
+    if (!w.includes("/") && !w.includes("\\")) continue;
+    if (/[$`*?{}]/.test(w)) continue;
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(w)) continue;
+    const n = normalisePath(w);
+    if (n !== "") out.push(n);
+  }
+  return out;
+}
+
+/** The command a Bash line runs: the first word that is not `NAME=value`, as a basename. */
+export function commandName(line: string): string | null {
+  for (const raw of line.trim().split(/\s+/)) {
+    const w = raw.replace(/^["'`]+|["'`]+$/g, "");
+    if (w === "" || /^[A-Za-z_][A-Za-z0-9_]*=/.test(w)) continue;
+    const base = w.split("/").pop() ?? w;
+    return base === "" ? null : base;
+  }
+  return null;
+}
+
+function obj(v: Json | undefined): Rec | null {
+  return v && typeof v === "object" && !Array.isArray(v) ? (v as Rec) : null;
+}
+
+function resultText(content: Json | undefined): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((
+      c,
+    ) => (obj(c) && obj(c)!.type === "text" && typeof obj(c)!.text === "string"
+      ? obj(c)!.text as string
+      : "")
+    )
+    .filter((s) => s !== "")
+    .join("\n");
+}
+
+export function extractEntities(rec: Rec): Entity[] {
+  const out: Entity[] = [];
+  const seen = new Set<string>();
+  const add = (kind: EntityKind, value: string | null | undefined) => {
+    if (!value || out.length >= ENTITIES_PER_TURN) return;
+    const k = kind + "\u0000" + value;
+    if (seen.has(k)) return;
+    seen.add(k);
+    out.push({ kind, value });
+  };
+  for (const b of contentBlocks(rec)) {
+    if (b.type === "tool_use" && typeof b.name === "string") {
+      const name = b.name;
+      add("tool", name);
+      const input = obj(b.input) ?? {};
+      for (const f of ["file_path", "path", "notebook_path"]) {
+        if (typeof input[f] === "string") add("path", normalisePath(input[f] as string));
+      }
+      if (name === "Bash" && typeof input.command === "string") {
+        add("command", commandName(input.command));
+        for (const p of pathWords(input.command)) add("path", p);
+      }
+      if (name === "Grep" && typeof input.pattern === "string") {
+        for (const s of symbolsIn(input.pattern)) add("symbol", s);
+      }
+      if ((name === "Edit" || name === "MultiEdit")) {
+        for (const f of ["old_string", "new_string"]) {
+          if (typeof input[f] === "string") {
+            for (const s of symbolsIn(input[f] as string)) add("symbol", s);
+          }
+        }
+      }
+      if (name.endsWith("recall_search")) {
+        if (typeof input.query === "string") {
+          for (const s of symbolsIn(input.query)) add("symbol", s);
+          for (const p of pathWords(input.query)) add("path", p);
+        }
+        if (Array.isArray(input.paths)) {
+          for (const p of input.paths) if (typeof p === "string") add("path", normalisePath(p));
+        }
+      }
+    } else if (b.type === "tool_result" && b.is_error === true) {
+      const t = resultText(b.content);
+      if (t.trim() !== "") add("error", normaliseError(t));
+    }
+  }
+  const tur = obj(rec.toolUseResult);
+  if (tur) {
+    if (typeof tur.filePath === "string") add("path", normalisePath(tur.filePath));
+    const file = obj(tur.file);
+    if (file && typeof file.filePath === "string") add("path", normalisePath(file.filePath));
+    if (typeof tur.stderr === "string" && tur.stderr.trim() !== "") {
+      add("error", normaliseError(tur.stderr));
+    }
+  }
+  return out;
+}

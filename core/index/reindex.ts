@@ -1,0 +1,74 @@
+/**
+ * Rebuilding the derived tables from the archived blocks, with the same turn ids. An evicted
+ * session has no blocks, so its rows are carried across untouched.
+ */
+import type { Db } from "../store/db.ts";
+import {
+  deleteDerived,
+  type DerivedRows,
+  readWholeStream,
+  rebuildTargets,
+  setTurnCount,
+  writeDerived,
+} from "../store/archive.ts";
+import { isTurn, parseLine } from "../transcript/records.ts";
+import { deriveTurn } from "./derive.ts";
+
+export interface RebuildResult {
+  sessions: number;
+  turns: number;
+  preserved: number;
+  skipped: { session_key: string; reason: string }[];
+}
+
+/** Derives every turn row of one session's stream, in byte order. */
+export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[] {
+  const rows: DerivedRows[] = [];
+  let start = 0;
+  let seq = 0;
+  while (start < stream.length) {
+    let nl = stream.indexOf(0x0a, start);
+    if (nl < 0) nl = stream.length;
+    const line = stream.subarray(start, nl);
+    const rec = parseLine(line);
+    if (rec && isTurn(rec)) {
+      rows.push(
+        deriveTurn({ rec, streamOffset: start, byteLen: line.length, turnSeq: seq++, sidecar }),
+      );
+    }
+    start = nl + 1;
+  }
+  return rows;
+}
+
+/** Rebuilds every non-evicted session, one transaction each. Caller holds the ingest lock. */
+export function rebuildDerived(db: Db): RebuildResult {
+  const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
+  for (const t of rebuildTargets(db)) {
+    if (t.evicted) {
+      out.preserved++;
+      continue;
+    }
+    let rows: DerivedRows[];
+    try {
+      rows = deriveStream(readWholeStream(db, t.sessionNo), t.sidecar);
+    } catch (e) {
+      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message });
+      continue;
+    }
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      deleteDerived(db, t.sessionNo);
+      writeDerived(db, t.sessionNo, rows);
+      setTurnCount(db, t.sessionNo, rows.length);
+      db.exec("COMMIT");
+    } catch (e) {
+      db.exec("ROLLBACK");
+      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message });
+      continue;
+    }
+    out.sessions++;
+    out.turns += rows.length;
+  }
+  return out;
+}

@@ -1,0 +1,378 @@
+/**
+ * The archive pass: recovery, discovery, one transaction per file, then lineage and closing.
+ * A file that fails is recorded and the pass goes on; nothing archived is ever rewritten
+ * except the trailing partial block.
+ */
+import { basename, dirname, join } from "node:path";
+import { readFileSync } from "node:fs";
+import { type Config, isExcluded } from "../config.ts";
+import { CLOSE_AFTER_MS } from "../constants.ts";
+import { clearRebuildPending, type Db, openWrite, rebuildPending } from "../store/db.ts";
+import {
+  allSessionStates,
+  appendSession,
+  beginRun,
+  closeSessions,
+  type DerivedRows,
+  finishRun,
+  markDiverged,
+  recoverWatermarks,
+  resolveContinuations,
+  type RunRow,
+  type SessionState,
+} from "../store/archive.ts";
+import { rebuildDerived } from "../index/reindex.ts";
+import { initCodec } from "../store/codec.ts";
+import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
+import { keyFor } from "../transcript/session_key.ts";
+import { isTurn, parseLine, type Rec, str } from "../transcript/records.ts";
+import { ProjectResolver } from "../transcript/project.ts";
+import { captureLine } from "./capture.ts";
+import { deriveTurn } from "../index/derive.ts";
+import { storePath } from "../paths.ts";
+import { tryIngestLock } from "./lock.ts";
+
+export interface PassInput {
+  cfg: Config;
+  dataDir: string;
+  roots: string[];
+  /** Archive just this file (`terminus ingest <path>`), skipping the whole-tree steps. */
+  only?: string;
+  now?: Date;
+  /** Extra whole-tree steps (observe, retention, snapshot) run after closing. */
+  afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
+}
+
+export interface AfterCloseContext {
+  closed: number[];
+  now: Date;
+  notes: string[];
+  errors: string[];
+}
+
+export interface PassResult {
+  /** False when another process held the lock: nothing was done. */
+  ran: boolean;
+  run: RunRow | null;
+  /** Lines for stderr: files that could not be read, folders that could not be listed. */
+  problems: string[];
+  /** `ingest <path>` on a file inside an excluded project. */
+  excludedOnly: boolean;
+  /** `ingest <path>`: the file could not be archived. */
+  onlyFailed: boolean;
+}
+
+interface FileOutcome {
+  committed: boolean;
+  bytesRead: number;
+  turnsAdded: number;
+  note?: string;
+  excluded?: boolean;
+}
+
+const NL = 0x0a;
+
+function readRange(path: string, from: number, to: number): Uint8Array {
+  const f = Deno.openSync(path, { read: true });
+  try {
+    f.seekSync(from, Deno.SeekMode.Start);
+    const buf = new Uint8Array(to - from);
+    let got = 0;
+    while (got < buf.length) {
+      const n = f.readSync(buf.subarray(got));
+      if (n === null || n === 0) break;
+      got += n;
+    }
+    return buf.subarray(0, got);
+  } finally {
+    f.close();
+  }
+}
+
+class Pass {
+  resolver = new ProjectResolver();
+  notes: string[] = [];
+  errors: string[] = [];
+  states: Map<string, SessionState>;
+
+  constructor(readonly db: Db, readonly input: PassInput) {
+    this.states = allSessionStates(db);
+  }
+
+  async archiveFile(found: Found): Promise<FileOutcome> {
+    const { cfg } = this.input;
+    if (this.input.only && folderExcluded(basename(found.projectFolder), cfg.exclude)) {
+      return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+    }
+    const key = keyFor(found.path);
+    const state = this.states.get(key.sessionKey) ?? null;
+    if (state && isExcluded(cfg, state.project)) {
+      return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+    }
+    const size = Deno.statSync(found.path).size;
+    const offset = state?.offset ?? 0;
+    if (state?.diverged) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+    if (state && size < offset) {
+      markDiverged(this.db, state.sessionNo);
+      this.notes.push(
+        `${key.sessionKey}: the transcript is now ${size} byte(s), shorter than the ${offset} archived; flagged as diverged and not re-read`,
+      );
+      return { committed: false, bytesRead: 0, turnsAdded: 0 };
+    }
+    if (size === offset) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+
+    const chunk = readRange(found.path, offset, size);
+    const end = chunk.lastIndexOf(NL) + 1; // a partial last line waits for the next pass
+    if (end === 0) return { committed: false, bytesRead: chunk.length, turnsAdded: 0 };
+
+    const mode = state ? (state.captureMode as typeof cfg.capture.mode) : cfg.capture.mode;
+    const parts: Uint8Array[] = [];
+    const derived: DerivedRows[] = [];
+    let streamOffset = state?.uncompressedLen ?? 0;
+    let turnSeq = state?.turnCount ?? 0;
+    let sessionId = state?.sessionId ?? key.fileSessionId;
+    let cwd: string | null = state?.cwd ?? null;
+    let branch: string | null = null;
+    let foreign: string | null = null;
+    let firstTurnAt: string | null = null;
+    let lastTurnAt: string | null = null;
+    let firstParentUuid: string | null = null;
+    let recordSessionId: string | null = null;
+
+    let start = 0;
+    while (start < end) {
+      let nl = chunk.indexOf(NL, start);
+      if (nl < 0 || nl >= end) nl = end - 1;
+      const line = chunk.subarray(start, nl);
+      start = nl + 1;
+      const parsed = parseLine(line);
+      const { bytes, rec } = captureLine(line, parsed, mode);
+      parts.push(bytes, NEWLINE);
+      if (rec) this.noteRecord(rec);
+      if (rec) {
+        const sid = str(rec.sessionId);
+        if (sid && !recordSessionId) recordSessionId = sid;
+        const c = str(rec.cwd);
+        if (c && !cwd) cwd = c;
+        const b = str(rec.gitBranch);
+        if (b) branch = b;
+        const snake = str(rec.session_id);
+        if (snake && !foreign) foreign = snake;
+        if (isTurn(rec)) {
+          const ts = str(rec.timestamp);
+          if (!firstTurnAt) firstTurnAt = ts;
+          if (ts && (!lastTurnAt || ts > lastTurnAt)) lastTurnAt = ts;
+          if (turnSeq === 0 && derived.length === 0) firstParentUuid = str(rec.parentUuid);
+          derived.push(deriveTurn({
+            rec,
+            streamOffset,
+            byteLen: bytes.length,
+            turnSeq: turnSeq++,
+            sidecar: key.isSidecar,
+          }));
+        }
+      }
+      streamOffset += bytes.length + 1;
+    }
+    if (!sessionId) sessionId = recordSessionId;
+    if (foreign === sessionId) foreign = null;
+
+    let project = state?.project ?? null;
+    let preWorktree: string | null = null;
+    if (!project && cwd) {
+      const info = await this.resolver.resolve(cwd);
+      project = info.project;
+      preWorktree = info.preWorktree;
+    }
+    if (isExcluded(cfg, project)) {
+      return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+    }
+
+    let agentMeta: Uint8Array | null = null;
+    let parentKey = key.parentKey;
+    if (key.isSidecar) {
+      if (!parentKey && recordSessionId) parentKey = `${recordSessionId}.jsonl`;
+      try {
+        agentMeta = readFileSync(
+          join(dirname(found.path), basename(found.path, ".jsonl") + ".meta.json"),
+        );
+      } catch {
+        agentMeta = null;
+      }
+    }
+
+    const stream = concat(parts);
+    const r = appendSession(this.db, {
+      sessionKey: key.sessionKey,
+      stream,
+      offset: offset + end,
+      meta: {
+        sessionId,
+        transcriptPath: found.path,
+        firstTurnAt,
+        lastTurnAt,
+        cwd,
+        project,
+        projectPreWorktree: preWorktree,
+        branch,
+        parentSessionKey: parentKey,
+        agentMeta,
+        continuesFrom: foreign,
+        firstParentUuid,
+        captureMode: mode,
+      },
+      derived,
+    });
+    // keep the in-memory view current for files that share a key later in this pass
+    this.states.set(key.sessionKey, {
+      sessionNo: r.sessionNo,
+      sessionKey: key.sessionKey,
+      sessionId,
+      project,
+      cwd,
+      uncompressedLen: streamOffset,
+      turnCount: turnSeq,
+      offset: offset + end,
+      streamLen: streamOffset,
+      diverged: false,
+      evicted: false,
+      firstTurnAt: state?.firstTurnAt ?? firstTurnAt,
+      captureMode: mode,
+    });
+    return { committed: true, bytesRead: end, turnsAdded: r.turnsAdded };
+  }
+
+  /** Hook for records other steps care about (none yet in the archive pass itself). */
+  noteRecord(_rec: Rec): void {}
+}
+
+const NEWLINE = new Uint8Array([NL]);
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+/** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
+export async function runPass(input: PassInput): Promise<PassResult> {
+  const lock = tryIngestLock(input.dataDir);
+  if (!lock) return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
+  try {
+    await initCodec();
+    const { db } = openWrite(storePath(input.dataDir));
+    try {
+      return await passUnderLock(db, input);
+    } finally {
+      db.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
+  const now = input.now ?? new Date();
+  const t0 = performance.now();
+  const runId = beginRun(db, now.toISOString());
+  const pass = new Pass(db, input);
+  const problems: string[] = [];
+  const run: RunRow = {
+    startedAt: now.toISOString(),
+    durationMs: 0,
+    filesSeen: 0,
+    filesCommitted: 0,
+    filesFailed: 0,
+    bytesRead: 0,
+    turnsAdded: 0,
+    error: null,
+    notes: null,
+  };
+  let excludedOnly = false;
+  let onlyFailed = false;
+
+  db.exec("BEGIN IMMEDIATE");
+  try {
+    pass.notes.push(...recoverWatermarks(db));
+    db.exec("COMMIT");
+  } catch (e) {
+    db.exec("ROLLBACK");
+    pass.errors.push(`recovery could not run: ${(e as Error).message}`);
+  }
+  const rebuilt = rebuildDerivedIfStale(db);
+  if (rebuilt) pass.notes.push(rebuilt);
+  pass.states = allSessionStates(db);
+
+  let files: Found[];
+  let excludedCount = 0;
+  if (input.only) {
+    files = [{ path: input.only, projectFolder: dirname(input.only) }];
+  } else {
+    const d = discover(input.roots, input.cfg.exclude);
+    files = d.files;
+    excludedCount += d.excludedFolders;
+    for (const p of d.problems) {
+      pass.errors.push(p);
+      problems.push(p);
+    }
+  }
+
+  for (const f of files) {
+    run.filesSeen++;
+    try {
+      const r = await pass.archiveFile(f);
+      if (r.excluded) {
+        excludedCount++;
+        if (input.only) excludedOnly = true;
+      }
+      if (r.committed) run.filesCommitted++;
+      run.bytesRead += r.bytesRead;
+      run.turnsAdded += r.turnsAdded;
+    } catch (e) {
+      run.filesFailed++;
+      const msg = e instanceof Deno.errors.NotFound
+        ? `${f.path}: the transcript vanished before it could be read`
+        : `${f.path}: ${(e as Error).message}`;
+      pass.errors.push(msg);
+      problems.push(msg);
+      if (input.only) onlyFailed = true;
+    }
+  }
+  if (excludedCount > 0 && !input.only) {
+    pass.notes.push(
+      `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,
+    );
+  }
+
+  if (!input.only) {
+    try {
+      const n = resolveContinuations(db);
+      if (n > 0) pass.notes.push(`${n} session(s) linked to the session they continue from`);
+      const cutoff = new Date(now.getTime() - CLOSE_AFTER_MS).toISOString();
+      const closed = closeSessions(db, cutoff);
+      if (closed.length > 0) pass.notes.push(`${closed.length} session(s) closed`);
+      if (input.afterClose) {
+        await input.afterClose(db, { closed, now, notes: pass.notes, errors: pass.errors });
+      }
+    } catch (e) {
+      pass.errors.push(`closing sessions could not run: ${(e as Error).message}`);
+    }
+  }
+
+  run.durationMs = Math.round(performance.now() - t0);
+  run.error = pass.errors.length ? pass.errors.join("\n") : null;
+  run.notes = pass.notes.length ? pass.notes.join("\n") : null;
+  finishRun(db, runId, run);
+  return { ran: true, run, problems, excludedOnly, onlyFailed };
+}
+
+function rebuildDerivedIfStale(db: Db): string | null {
+  if (!rebuildPending(db)) return null;
+  const r = rebuildDerived(db);
+  clearRebuildPending(db);
+  return `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+}

@@ -1,0 +1,104 @@
+/**
+ * The shapes a command hands back, and the one renderer that turns them into bytes.
+ * Commands never print; `mod.ts` writes what `render` returns and exits with its code.
+ */
+
+/** A piece of human stdout: text is escaped, bytes (a `show` record) are written as they are. */
+export type Chunk = string | Uint8Array;
+
+export interface Outcome {
+  /** The command's name as the envelope carries it, e.g. "observations regenerate". */
+  command: string;
+  ok: boolean;
+  /** Prose: why the answer is empty or failed. Null when there is nothing to say. */
+  reason: string | null;
+  /** The --json document's data. */
+  data: unknown;
+  /** 0 success (empty answers included), 1 operational failure. Misuse never gets here. */
+  exitCode: 0 | 1;
+  /** Human stdout. */
+  human: Chunk[];
+  /** Counts and routine commentary: stderr in human mode, dropped under --json. */
+  counts: string[];
+  /** Warnings and irregularities: stderr in both modes. */
+  warnings: string[];
+}
+
+export function outcome(command: string, data: unknown, init: Partial<Outcome> = {}): Outcome {
+  return {
+    command,
+    ok: init.ok ?? true,
+    reason: init.reason ?? null,
+    data,
+    exitCode: init.exitCode ?? (init.ok === false ? 1 : 0),
+    human: init.human ?? [],
+    counts: init.counts ?? [],
+    warnings: init.warnings ?? [],
+  };
+}
+
+/** Tab and newline pass; every other C0 control and DEL prints as a \u00XX escape. */
+export function escapeControls(s: string): string {
+  // deno-lint-ignore no-control-regex
+  return s.replace(
+    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
+    (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
+  );
+}
+
+function sortKeys(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(sortKeys);
+  if (v !== null && typeof v === "object" && !(v instanceof Date)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v as Record<string, unknown>).sort()) {
+      const x = (v as Record<string, unknown>)[k];
+      if (x !== undefined) out[k] = sortKeys(x);
+    }
+    return out;
+  }
+  return v;
+}
+
+/** JSON with keys sorted at every depth, on one line, built by the serializer. */
+export function canonicalJson(v: unknown, indent?: number): string {
+  return JSON.stringify(sortKeys(v), null, indent);
+}
+
+export interface Rendered {
+  stdout: Chunk[];
+  stderr: string[];
+  exitCode: number;
+}
+
+export function render(o: Outcome, json: boolean): Rendered {
+  if (json) {
+    const doc = canonicalJson({ command: o.command, data: o.data, ok: o.ok, reason: o.reason });
+    return { stdout: [doc + "\n"], stderr: o.warnings.map(escapeControls), exitCode: o.exitCode };
+  }
+  const stderr = [...o.warnings, ...o.counts];
+  if (!o.ok && o.reason) stderr.push(o.reason);
+  else if (o.ok && o.reason && o.human.length === 0 && o.counts.length === 0) stderr.push(o.reason);
+  return {
+    stdout: o.human.map((c) => (typeof c === "string" ? escapeControls(c) : c)),
+    stderr: stderr.map(escapeControls),
+    exitCode: o.exitCode,
+  };
+}
+
+/** "200704 byte(s) (196.0 KiB)" */
+export function humanBytes(n: number): string {
+  const units = ["KiB", "MiB", "GiB", "TiB"];
+  if (n < 1024) return `${n} byte(s)`;
+  let v = n / 1024;
+  let i = 0;
+  while (v >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${n} byte(s) (${v.toFixed(1)} ${units[i]})`;
+}
+
+/** Left-aligned label column, as the status and stats tables print. */
+export function row(label: string, value: string | number, width = 15): string {
+  return `${label.padEnd(width)}${value}`;
+}

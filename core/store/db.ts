@@ -1,0 +1,316 @@
+/**
+ * Opening the store and owning its schema. Read paths open read-only and never create
+ * anything; the pass opens read-write and creates the data directory (0700) and file (0600).
+ */
+import { DatabaseSync } from "node:sqlite";
+import { existsSync, mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+import {
+  ARCHIVE_FORMAT,
+  BUSY_TIMEOUT_READ_MS,
+  BUSY_TIMEOUT_WRITE_MS,
+  DERIVED_SCHEMA,
+  DIR_MODE,
+  FILE_MODE,
+} from "../constants.ts";
+import { StoreError } from "../errors.ts";
+
+export type Db = DatabaseSync;
+
+/** Archive tables: never migrated, never rebuilt. */
+const ARCHIVE_DDL = `
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+  session_no INTEGER PRIMARY KEY,
+  session_key TEXT NOT NULL UNIQUE
+);
+CREATE TABLE IF NOT EXISTS session_meta (
+  session_no INTEGER PRIMARY KEY REFERENCES sessions(session_no),
+  session_id TEXT,
+  transcript_path TEXT,
+  checksum BLOB,
+  uncompressed_len INTEGER NOT NULL DEFAULT 0,
+  continues_from TEXT,
+  first_parent_uuid TEXT,
+  first_turn_at TEXT,
+  last_turn_at TEXT,
+  project TEXT,
+  cwd TEXT,
+  branch TEXT,
+  is_final INTEGER NOT NULL DEFAULT 0,
+  is_evicted INTEGER NOT NULL DEFAULT 0,
+  parent_session_key TEXT,
+  agent_meta BLOB,
+  transcript_diverged INTEGER NOT NULL DEFAULT 0,
+  project_pre_worktree TEXT,
+  capture_mode TEXT NOT NULL DEFAULT 'full',
+  turn_count INTEGER NOT NULL DEFAULT 0,
+  observed INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS session_meta_project ON session_meta(project);
+CREATE TABLE IF NOT EXISTS blocks (
+  session_no INTEGER NOT NULL,
+  block_no INTEGER NOT NULL,
+  raw_len INTEGER NOT NULL,
+  hash BLOB NOT NULL,
+  bytes BLOB NOT NULL,
+  PRIMARY KEY (session_no, block_no)
+);
+CREATE TABLE IF NOT EXISTS observations (
+  session_no INTEGER PRIMARY KEY,
+  generated_at TEXT,
+  mechanical TEXT
+);
+CREATE TABLE IF NOT EXISTS decisions (
+  id INTEGER PRIMARY KEY,
+  session_id TEXT,
+  project TEXT,
+  at TEXT,
+  compacted INTEGER,
+  doc TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS labels (
+  decision_id INTEGER NOT NULL,
+  turn_id INTEGER,
+  label TEXT NOT NULL,
+  chars INTEGER NOT NULL DEFAULT 0
+);
+`;
+
+/** Operational tables. */
+const OPERATIONAL_DDL = `
+CREATE TABLE IF NOT EXISTS watermarks (
+  session_no INTEGER PRIMARY KEY,
+  transcript_path TEXT NOT NULL,
+  offset INTEGER NOT NULL,
+  stream_len INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS runs (
+  id INTEGER PRIMARY KEY,
+  started_at TEXT NOT NULL,
+  duration_ms INTEGER NOT NULL DEFAULT 0,
+  files_seen INTEGER NOT NULL DEFAULT 0,
+  files_committed INTEGER NOT NULL DEFAULT 0,
+  files_failed INTEGER NOT NULL DEFAULT 0,
+  bytes_read INTEGER NOT NULL DEFAULT 0,
+  turns_added INTEGER NOT NULL DEFAULT 0,
+  error TEXT,
+  notes TEXT
+);
+`;
+
+/** Derived tables: dropped and rebuilt from the blocks (same turn ids). */
+export const DERIVED_TABLES = ["turns", "compaction_boundaries", "turns_fts", "entities", "paths"];
+const DERIVED_DDL = `
+CREATE TABLE IF NOT EXISTS turns (
+  id INTEGER PRIMARY KEY,
+  session_no INTEGER NOT NULL,
+  turn_seq INTEGER NOT NULL,
+  uuid TEXT,
+  parent_uuid TEXT,
+  record_type TEXT NOT NULL,
+  tool_name TEXT,
+  ts TEXT,
+  stream_offset INTEGER NOT NULL,
+  byte_len INTEGER NOT NULL,
+  is_typed INTEGER NOT NULL DEFAULT 0,
+  is_sidechain INTEGER NOT NULL DEFAULT 0,
+  is_tool_result INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS turns_session ON turns(session_no, turn_seq);
+CREATE INDEX IF NOT EXISTS turns_uuid ON turns(uuid);
+CREATE TABLE IF NOT EXISTS compaction_boundaries (
+  turn_id INTEGER PRIMARY KEY,
+  session_no INTEGER NOT NULL,
+  preserved TEXT
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
+  body, content='', contentless_delete=1, tokenize='unicode61'
+);
+CREATE TABLE IF NOT EXISTS entities (
+  turn_id INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  value TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS entities_value ON entities(kind, value);
+CREATE INDEX IF NOT EXISTS entities_turn ON entities(turn_id);
+CREATE TABLE IF NOT EXISTS paths (
+  turn_id INTEGER NOT NULL,
+  path TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS paths_path ON paths(path);
+CREATE INDEX IF NOT EXISTS paths_turn ON paths(turn_id);
+`;
+
+export interface StoreFormat {
+  archiveFormat: number;
+  derivedSchema: number;
+}
+
+function pragmas(db: Db, busyMs: number): void {
+  db.exec(`PRAGMA busy_timeout = ${busyMs}`);
+}
+
+/** Reads the two format numbers; null if the file has no meta table (not our store). */
+export function readFormat(db: Db): StoreFormat | null {
+  try {
+    const rows = db.prepare("SELECT key, value FROM meta").all() as {
+      key: string;
+      value: string;
+    }[];
+    const m = new Map(rows.map((r) => [r.key, r.value]));
+    const a = Number(m.get("archive_format"));
+    const d = Number(m.get("derived_schema"));
+    if (!Number.isFinite(a)) return null;
+    return { archiveFormat: a, derivedSchema: Number.isFinite(d) ? d : 0 };
+  } catch {
+    return null;
+  }
+}
+
+export const OLDER_STORE_STEPS =
+  "move terminus.db aside (or delete it), then run terminus ingest to archive the transcripts still on disk into a new store";
+
+export function olderArchiveMessage(path: string, found: number): string {
+  return `${path} is in archive format ${found}, older than the format ${ARCHIVE_FORMAT} this build reads; it is refused, never converted. For a clean install: ${OLDER_STORE_STEPS}`;
+}
+
+export function newerArchiveMessage(path: string, found: number): string {
+  return `${path} is in archive format ${found}, newer than the format ${ARCHIVE_FORMAT} this build reads; install a newer Terminus`;
+}
+
+export interface OpenRead {
+  db: Db;
+  format: StoreFormat;
+  /** Warnings for stderr, such as derived tables older than this build. */
+  warnings: string[];
+}
+
+/**
+ * Opens an existing store read-only. Returns null when there is no store (nothing created).
+ * Throws StoreError for a file that is not a Terminus store or is in another archive format.
+ */
+export function openRead(path: string): OpenRead | null {
+  if (!existsSync(path)) return null;
+  let db: Db;
+  try {
+    db = new DatabaseSync(path, { readOnly: true });
+    pragmas(db, BUSY_TIMEOUT_READ_MS);
+  } catch (e) {
+    throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
+  }
+  const format = readFormat(db);
+  if (!format) {
+    db.close();
+    throw new StoreError(`${path} is not a Terminus store (no archive format recorded)`);
+  }
+  if (format.archiveFormat < ARCHIVE_FORMAT) {
+    db.close();
+    throw new StoreError(olderArchiveMessage(path, format.archiveFormat));
+  }
+  if (format.archiveFormat > ARCHIVE_FORMAT) {
+    db.close();
+    throw new StoreError(newerArchiveMessage(path, format.archiveFormat));
+  }
+  const warnings: string[] = [];
+  if (format.derivedSchema < DERIVED_SCHEMA) {
+    warnings.push(
+      `${path}: the derived tables predate this build (schema ${format.derivedSchema}, this build ${DERIVED_SCHEMA}); the next ingest pass rebuilds them`,
+    );
+  }
+  return { db, format, warnings };
+}
+
+export interface OpenWrite {
+  db: Db;
+  /** True when the derived tables were (re)created empty and must be rebuilt from blocks. */
+  derivedStale: boolean;
+  created: boolean;
+}
+
+/** Opens (creating when missing) the store for writing. */
+export function openWrite(path: string): OpenWrite {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  let created = false;
+  if (!existsSync(path)) {
+    // Create the file ourselves so its mode is set in the creating call; SQLite's
+    // -wal and -shm files copy the database file's permissions.
+    Deno.openSync(path, { create: true, write: true, mode: FILE_MODE }).close();
+    created = true;
+  }
+  let db: Db;
+  try {
+    db = new DatabaseSync(path);
+    pragmas(db, BUSY_TIMEOUT_WRITE_MS);
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+  } catch (e) {
+    throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
+  }
+  let format = readFormat(db);
+  if (!format) {
+    const hasTables = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number })
+      .n;
+    if (hasTables > 0) {
+      db.close();
+      throw new StoreError(`${path} is not a Terminus store (no archive format recorded)`);
+    }
+  }
+  if (format && format.archiveFormat < ARCHIVE_FORMAT) {
+    db.close();
+    throw new StoreError(olderArchiveMessage(path, format.archiveFormat));
+  }
+  if (format && format.archiveFormat > ARCHIVE_FORMAT) {
+    db.close();
+    throw new StoreError(newerArchiveMessage(path, format.archiveFormat));
+  }
+  let derivedStale = false;
+  try {
+    db.exec("BEGIN IMMEDIATE");
+    db.exec(ARCHIVE_DDL);
+    db.exec(OPERATIONAL_DDL);
+    if (!format) {
+      const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+      put.run("archive_format", String(ARCHIVE_FORMAT));
+      put.run("derived_schema", String(DERIVED_SCHEMA));
+      format = { archiveFormat: ARCHIVE_FORMAT, derivedSchema: DERIVED_SCHEMA };
+    } else if (format.derivedSchema !== DERIVED_SCHEMA) {
+      for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
+        String(DERIVED_SCHEMA),
+      );
+      // the pass that opened the store rebuilds them from the blocks before archiving
+      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', '1')")
+        .run();
+      derivedStale = true;
+    }
+    db.exec(DERIVED_DDL);
+    db.exec("COMMIT");
+  } catch (e) {
+    try {
+      db.exec("ROLLBACK");
+    } catch { /* nothing to roll back */ }
+    db.close();
+    throw new StoreError(`${path} cannot be prepared: ${(e as Error).message}`);
+  }
+  return { db, derivedStale, created };
+}
+
+/** Drops and recreates the derived tables (reindex). Caller holds the ingest lock and a transaction. */
+export function resetDerived(db: Db): void {
+  for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+  db.exec(DERIVED_DDL);
+}
+
+export function tableExists(db: Db, name: string): boolean {
+  return !!db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(name);
+}
+
+export function rebuildPending(db: Db): boolean {
+  return !!db.prepare("SELECT 1 FROM meta WHERE key = 'derived_rebuild_pending'").get();
+}
+
+export function clearRebuildPending(db: Db): void {
+  db.prepare("DELETE FROM meta WHERE key = 'derived_rebuild_pending'").run();
+}

@@ -1,0 +1,129 @@
+/**
+ * Finding transcripts: `<uuid>.jsonl` directly in a project folder, `agent-*.jsonl` at any
+ * depth below one. Symlinked folders are not descended; entries are visited in sorted order.
+ * Folders are matched against `exclude` before any file in them is opened.
+ */
+import { join } from "node:path";
+import { AGENT_JSONL, UUID_JSONL } from "./session_key.ts";
+
+export interface Found {
+  path: string;
+  projectFolder: string;
+}
+
+export interface Discovery {
+  files: Found[];
+  /** Folders that could not be listed, one line each. */
+  problems: string[];
+  /** Project folders skipped because an exclude entry covers them. */
+  excludedFolders: number;
+}
+
+/** Claude Code's folder-name encoding of a cwd: every non-alphanumeric character becomes `-`. */
+export function encodeProjectFolder(path: string): string {
+  return path.replace(/[^A-Za-z0-9]/g, "-");
+}
+
+function listSorted(dir: string): Deno.DirEntry[] {
+  const entries = [...Deno.readDirSync(dir)];
+  entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return entries;
+}
+
+/**
+ * Whether a project folder's name can only be an excluded path. The encoding is lossy
+ * (`/a/demo/sub` and `/a/demo-sub` both give `-a-demo-sub`), so a name that merely starts
+ * with an excluded path's encoding counts only when a folder below that path really
+ * encodes to it; anything else is decided after reading, from the records' own cwd.
+ */
+export function folderExcluded(folderName: string, exclude: string[]): boolean {
+  for (const e of exclude) {
+    const enc = encodeProjectFolder(e);
+    if (folderName === enc) return true;
+    if (folderName.startsWith(enc + "-") && hasSubdirEncodingTo(e, enc, folderName, 0)) return true;
+  }
+  return false;
+}
+
+function hasSubdirEncodingTo(dir: string, enc: string, target: string, depth: number): boolean {
+  if (depth > 32) return false;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch {
+    return false;
+  }
+  for (const ent of entries) {
+    if (!ent.isDirectory) continue;
+    const next = enc + "-" + encodeProjectFolder(ent.name);
+    if (next === target) return true;
+    if (
+      target.startsWith(next + "-") &&
+      hasSubdirEncodingTo(join(dir, ent.name), next, target, depth + 1)
+    ) {
+      return true;
+    }
+  }
+  return false;
+}
+
+function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = listSorted(dir);
+  } catch (e) {
+    out.problems.push(`${dir} cannot be listed: ${(e as Error).message}`);
+    return;
+  }
+  for (const ent of entries) {
+    const p = join(dir, ent.name);
+    if (ent.isDirectory && !ent.isSymlink) {
+      if (ent.name === "tool-results") continue;
+      walkAgents(p, projectFolder, out);
+    } else if ((ent.isFile || ent.isSymlink) && AGENT_JSONL.test(ent.name)) {
+      out.files.push({ path: p, projectFolder });
+    }
+  }
+}
+
+export function discover(roots: string[], exclude: string[]): Discovery {
+  const out: Discovery = { files: [], problems: [], excludedFolders: 0 };
+  for (const root of roots) {
+    const projects = join(root, "projects");
+    let folders: Deno.DirEntry[];
+    try {
+      folders = listSorted(projects);
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) continue; // a root with no sessions yet
+      out.problems.push(`${projects} cannot be listed: ${(e as Error).message}`);
+      continue;
+    }
+    for (const f of folders) {
+      if (!f.isDirectory || f.isSymlink) continue;
+      if (folderExcluded(f.name, exclude)) {
+        out.excludedFolders++;
+        continue;
+      }
+      const folder = join(projects, f.name);
+      let entries: Deno.DirEntry[];
+      try {
+        entries = listSorted(folder);
+      } catch (e) {
+        out.problems.push(`${folder} cannot be listed: ${(e as Error).message}`);
+        continue;
+      }
+      for (const ent of entries) {
+        const p = join(folder, ent.name);
+        if (ent.isDirectory && !ent.isSymlink) {
+          if (ent.name === "tool-results") continue;
+          walkAgents(p, folder, out);
+        } else if (
+          (ent.isFile || ent.isSymlink) && (UUID_JSONL.test(ent.name) || AGENT_JSONL.test(ent.name))
+        ) {
+          out.files.push({ path: p, projectFolder: folder });
+        }
+      }
+    }
+  }
+  return out;
+}

@@ -1,0 +1,101 @@
+/**
+ * Reading transcript records: which lines are turns, and the few fields the archive keeps
+ * beside the blocks. Every field is optional and the set of record types is open.
+ */
+
+export const TURN_TYPES = new Set(["user", "assistant", "system", "attachment"]);
+
+/** Text a harness writes into a user record that no person typed. */
+const HARNESS_PREFIXES = [
+  "<command-message>",
+  "<command-name>",
+  "<local-command-caveat>",
+  "<local-command-stdout>",
+  "<local-command-stderr>",
+  "<task-notification>",
+  "<bash-stdout>",
+  "<bash-stderr>",
+  "<bash-input>",
+  "[Request interrupted by user",
+];
+
+export type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
+export type Rec = { [k: string]: Json };
+
+export interface ParsedLine {
+  /** The parsed record, or null for a line that is not a JSON object. */
+  rec: Rec | null;
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: false });
+
+export function parseLine(bytes: Uint8Array): Rec | null {
+  try {
+    const v = JSON.parse(decoder.decode(bytes));
+    return v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Rec) : null;
+  } catch {
+    return null;
+  }
+}
+
+export function str(v: Json | undefined): string | null {
+  return typeof v === "string" ? v : null;
+}
+
+export function isTurn(rec: Rec): boolean {
+  return typeof rec.type === "string" && TURN_TYPES.has(rec.type) &&
+    typeof rec.uuid === "string" && typeof rec.timestamp === "string";
+}
+
+export function contentBlocks(rec: Rec): Rec[] {
+  const msg = rec.message;
+  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return [];
+  const c = (msg as Rec).content;
+  if (!Array.isArray(c)) return [];
+  return c.filter((b): b is Rec => !!b && typeof b === "object" && !Array.isArray(b));
+}
+
+export function messageText(rec: Rec): string | null {
+  const msg = rec.message;
+  if (!msg || typeof msg !== "object" || Array.isArray(msg)) return null;
+  const c = (msg as Rec).content;
+  if (typeof c === "string") return c;
+  if (!Array.isArray(c)) return null;
+  const parts: string[] = [];
+  for (const b of c) {
+    if (
+      b && typeof b === "object" && !Array.isArray(b) && b.type === "text" &&
+      typeof b.text === "string"
+    ) {
+      parts.push(b.text);
+    }
+  }
+  return parts.length ? parts.join("\n") : null;
+}
+
+/** The first tool_use block's name. */
+export function firstToolName(rec: Rec): string | null {
+  for (const b of contentBlocks(rec)) {
+    if (b.type === "tool_use" && typeof b.name === "string") return b.name;
+  }
+  return null;
+}
+
+export function hasToolResult(rec: Rec): boolean {
+  return contentBlocks(rec).some((b) => b.type === "tool_result");
+}
+
+/** A user turn a person typed, not one the harness wrote. */
+export function isTyped(rec: Rec): boolean {
+  if (rec.type !== "user" || rec.isMeta === true || rec.isCompactSummary === true) return false;
+  if (hasToolResult(rec)) return false;
+  const text = messageText(rec);
+  if (text === null) return false;
+  const t = text.trimStart();
+  if (t === "") return false;
+  return !HARNESS_PREFIXES.some((p) => t.startsWith(p));
+}
+
+export function isCompactBoundary(rec: Rec): boolean {
+  return rec.type === "system" && rec.subtype === "compact_boundary";
+}

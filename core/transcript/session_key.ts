@@ -1,0 +1,70 @@
+/**
+ * session_key: the transcript's path below its project folder, read off the path's shape.
+ * `<uuid>.jsonl`, or `<sessionId>/subagents/[workflows/wf_*\/]agent-*.jsonl` for a sidecar.
+ */
+import { realpathSync } from "node:fs";
+import { basename } from "node:path";
+
+export const UUID_JSONL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
+export const AGENT_JSONL = /^agent-.*\.jsonl$/;
+
+export interface KeyInfo {
+  sessionKey: string;
+  /** The canonical path the key was read from. */
+  canonical: string;
+  /** `<sessionId>.jsonl` of the parent, for a sidecar whose path names it. */
+  parentKey: string | null;
+  isSidecar: boolean;
+  /** The session id the file name carries (`<uuid>.jsonl`), if any. */
+  fileSessionId: string | null;
+  /** The project folder (`<root>/projects/<folder>`) the file sits in, if any. */
+  projectFolder: string | null;
+}
+
+function shapeOf(rest: string[]): { parentKey: string | null; isSidecar: boolean } | null {
+  if (rest.length === 1) {
+    if (UUID_JSONL.test(rest[0])) return { parentKey: null, isSidecar: false };
+    if (AGENT_JSONL.test(rest[0])) return { parentKey: null, isSidecar: true };
+    return null;
+  }
+  const last = rest[rest.length - 1];
+  if (!AGENT_JSONL.test(last) || rest[1] !== "subagents") return null;
+  const mid = rest.slice(2, -1);
+  const ok = mid.length === 0 ||
+    (mid.length === 2 && mid[0] === "workflows" && mid[1].startsWith("wf_"));
+  return ok ? { parentKey: `${rest[0]}.jsonl`, isSidecar: true } : null;
+}
+
+export function keyFor(path: string): KeyInfo {
+  let canonical = path;
+  try {
+    canonical = realpathSync(path);
+  } catch {
+    // a file that vanished keeps the path it was found at
+  }
+  const segs = canonical.split("/");
+  for (let i = segs.length - 3; i >= 0; i--) {
+    if (segs[i] !== "projects") continue;
+    const rest = segs.slice(i + 2);
+    const shape = shapeOf(rest);
+    if (!shape) continue;
+    const name = basename(canonical);
+    return {
+      sessionKey: rest.join("/"),
+      canonical,
+      parentKey: shape.parentKey,
+      isSidecar: shape.isSidecar,
+      fileSessionId: !shape.isSidecar && UUID_JSONL.test(name) ? name.slice(0, -6) : null,
+      projectFolder: segs.slice(0, i + 2).join("/"),
+    };
+  }
+  const name = basename(canonical);
+  return {
+    sessionKey: canonical,
+    canonical,
+    parentKey: null,
+    isSidecar: AGENT_JSONL.test(name),
+    fileSessionId: UUID_JSONL.test(name) ? name.slice(0, -6) : null,
+    projectFolder: null,
+  };
+}

@@ -1,0 +1,91 @@
+/**
+ * Terminus: parse argv, dispatch to one command, render its outcome, exit with its code.
+ * The only module that writes to stdout/stderr or calls Deno.exit.
+ */
+import { parseArgs } from "node:util";
+import { find, usageText } from "./commands/mod.ts";
+import type { Command, Parsed } from "./commands/types.ts";
+import { processContext } from "./core/context.ts";
+import { VERSION } from "./core/constants.ts";
+import { UsageError } from "./core/errors.ts";
+import { type Chunk, escapeControls, type Outcome, outcome, render } from "./core/output.ts";
+
+const encoder = new TextEncoder();
+
+function write(stream: typeof Deno.stdout, chunks: Chunk[]): void {
+  for (const c of chunks) {
+    let buf = typeof c === "string" ? encoder.encode(c) : c;
+    while (buf.length > 0) {
+      const n = stream.writeSync(buf);
+      buf = buf.subarray(n);
+    }
+  }
+}
+
+function misuse(message: string): never {
+  write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usageText()]);
+  Deno.exit(2);
+}
+
+function parse(cmd: Command, args: string[]): Parsed {
+  const options = { ...cmd.options };
+  if (cmd.json) options.json = { type: "boolean" };
+  try {
+    const { values, positionals } = parseArgs({
+      args,
+      options,
+      strict: true,
+      allowPositionals: cmd.positionals,
+    });
+    const json = values.json === true;
+    delete (values as Record<string, unknown>).json;
+    return { values: values as Parsed["values"], positionals, json };
+  } catch (e) {
+    const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    throw new UsageError(`${cmd.name}: ${msg}`);
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const first = argv[0];
+  if (first === undefined || first === "--help" || first === "-h") {
+    if (argv.length > 1) misuse(`${first} takes no arguments`);
+    write(Deno.stdout, [usageText()]);
+    return 0;
+  }
+  if (first === "--version" || first === "-V") {
+    if (argv.length > 1) misuse(`${first} takes no arguments`);
+    write(Deno.stdout, [`terminus ${VERSION}\n`]);
+    return 0;
+  }
+  if (first.startsWith("-")) misuse(`unknown option '${first}'`);
+  const entry = find(first);
+  if (!entry) misuse(`unknown command '${first}'`);
+  const cmd = await entry.load();
+
+  let parsed: Parsed;
+  try {
+    parsed = parse(cmd, argv.slice(1));
+  } catch (e) {
+    misuse((e as Error).message);
+  }
+  let result: Outcome;
+  try {
+    result = await cmd.run(processContext(), parsed);
+  } catch (e) {
+    if (e instanceof UsageError) misuse(e.message);
+    result = outcome(cmd.name, cmd.empty(parsed), {
+      ok: false,
+      reason: (e as Error).message,
+      exitCode: 1,
+    });
+  }
+  const r = render(result, parsed.json);
+  write(Deno.stdout, r.stdout);
+  if (r.stderr.length) write(Deno.stderr, r.stderr.map((l) => l + "\n"));
+  return r.exitCode;
+}
+
+if (import.meta.main) {
+  Deno.exit(await main(Deno.args));
+}
