@@ -39,7 +39,7 @@ function parse(cmd: Command, args: string[]): Parsed {
     });
     const json = values.json === true;
     delete (values as Record<string, unknown>).json;
-    return { values: values as Parsed["values"], positionals, json };
+    return { values: values as Parsed["values"], positionals, json, rawArgs: args };
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
     throw new UsageError(`${cmd.name}: ${msg}`);

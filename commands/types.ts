@@ -10,6 +10,8 @@ export interface Parsed {
   values: Values;
   positionals: string[];
   json: boolean;
+  /** The arguments after the command name, as typed. */
+  rawArgs: string[];
 }
 
 export interface Command {

@@ -67,3 +67,6 @@ export const TURN_SEQ_SPAN = 2 ** TURN_SEQ_BITS;
 /** File modes for everything Terminus creates in its own folders. */
 export const DIR_MODE = 0o700;
 export const FILE_MODE = 0o600;
+
+/** The most entries one observation list keeps; a cut list is named under `truncated`. */
+export const OBSERVATION_LIST_MAX = 100;

@@ -1,9 +1,15 @@
 /**
- * The whole-tree pass: the archive pass plus the steps that follow it (observing closed
- * sessions, retention, snapshots) as later modules add them.
+ * The whole-tree pass: the archive pass, then the steps that follow closing — observing
+ * closed sessions (retention and snapshots join here).
  */
 import { type PassInput, type PassResult, runPass } from "./pass.ts";
+import { observeClosed } from "../observe/step.ts";
 
 export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Promise<PassResult> {
-  return runPass({ ...input });
+  return runPass({
+    ...input,
+    afterClose(db, c) {
+      c.notes.push(...observeClosed(db, c.now));
+    },
+  });
 }

@@ -1,0 +1,52 @@
+/** Small pieces the read commands share: opening the store, scope, and flag values. */
+import type { Context } from "../core/context.ts";
+import { UsageError } from "../core/errors.ts";
+import { resolveAll, type Resolved } from "../core/setup_context.ts";
+import { type Db, openRead } from "../core/store/db.ts";
+import { resolveScope, type Scope } from "../core/recall/scope.ts";
+import { initCodec } from "../core/store/codec.ts";
+import type { Values } from "./types.ts";
+
+export type ReadOpen =
+  | { db: Db; r: Resolved; warnings: string[] }
+  | { db: null; r: Resolved; reason: string };
+
+export async function openForRead(ctx: Context): Promise<ReadOpen> {
+  const r = resolveAll(ctx);
+  const o = openRead(r.store);
+  if (!o) return { db: null, r, reason: `no store yet at ${r.store}` };
+  await initCodec();
+  return { db: o.db, r, warnings: o.warnings };
+}
+
+export function scopeOf(ctx: Context, db: Db, r: Resolved, values: Values): Scope {
+  return resolveScope(db, r.cfg, ctx.cwd, values.project as string | undefined);
+}
+
+/** A whole number flag; `min` is the smallest accepted value. */
+export function wholeFlag(values: Values, name: string, min: number): number | null {
+  const v = values[name];
+  if (v === undefined) return null;
+  const s = String(v);
+  if (!/^\d+$/.test(s)) throw new UsageError(`--${name} takes a whole number; '${s}' is not one`);
+  const n = Number(s);
+  if (n < min) throw new UsageError(`--${name} must be at least ${min}; got ${n}`);
+  return n;
+}
+
+export function str(values: Values, name: string): string | undefined {
+  const v = values[name];
+  return typeof v === "string" ? v : undefined;
+}
+
+export function list(values: Values, name: string): string[] {
+  const v = values[name];
+  if (v === undefined) return [];
+  return (Array.isArray(v) ? v : [v]).map(String);
+}
+
+export const PROJECT_OPTION = { project: { type: "string" as const } };
+export const BOUND_OPTIONS = {
+  since: { type: "string" as const },
+  until: { type: "string" as const },
+};

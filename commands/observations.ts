@@ -1,0 +1,162 @@
+/**
+ * terminus observations [--project <path>]: the mechanical facts of each closed session.
+ * terminus observations regenerate [--since <time>]: recompute them from the archive.
+ */
+import { basename } from "node:path";
+import type { Command, Parsed } from "./types.ts";
+import type { Context } from "../core/context.ts";
+import { type Outcome, outcome } from "../core/output.ts";
+import { UsageError } from "../core/errors.ts";
+import { boundFlag } from "../core/time.ts";
+import { listObservations } from "../core/store/query.ts";
+import { openWrite } from "../core/store/db.ts";
+import { regenerate } from "../core/observe/step.ts";
+import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+import { initCodec } from "../core/store/codec.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { openForRead, scopeOf, str } from "./common.ts";
+
+function duration(s: number | null | undefined): string {
+  if (s === null || s === undefined) return "-";
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h}h ${m}m ${sec}s` : m > 0 ? `${m}m ${sec}s` : `${sec}s`;
+}
+
+function parseMechanical(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text; // not valid JSON: handed back as its stored text
+  }
+}
+
+async function list(ctx: Context, a: Parsed): Promise<Outcome> {
+  if (a.positionals.length > 0) {
+    throw new UsageError(
+      `observations takes no argument '${
+        a.positionals[0]
+      }'; regenerate must come straight after observations`,
+    );
+  }
+  const o = await openForRead(ctx);
+  if (!o.db) return outcome("observations", { observations: [] }, { reason: o.reason });
+  try {
+    const scope = scopeOf(ctx, o.db, o.r, a.values);
+    if (!scope.ok) {
+      return outcome("observations", { observations: [] }, {
+        reason: scope.reason,
+        warnings: o.warnings,
+      });
+    }
+    const rows = listObservations(o.db, scope.vis);
+    const observations = rows.map((r) => ({
+      session_key: r.sessionKey,
+      session_id: r.sessionId,
+      generated_at: r.generatedAt,
+      mechanical: parseMechanical(r.mechanical),
+    }));
+    const human: string[] = [];
+    for (const ob of observations) {
+      const m = ob.mechanical as Record<string, unknown> | string | null;
+      if (!m || typeof m === "string") {
+        human.push(`${basename(ob.session_key)}\n  mechanical      ${m ?? "-"}\n`);
+        continue;
+      }
+      const lines = [
+        `${basename(ob.session_key)}  ${m.branch ?? "-"}  ${m.turns} turn(s)  ${
+          duration(m.duration_seconds as number | null)
+        }  ${m.compactions} compaction(s)`,
+      ];
+      for (
+        const [k, label] of [
+          ["files_modified", "files modified"],
+          ["files_read", "files read"],
+          ["tools", "tools"],
+          ["commands", "commands"],
+          ["errors", "errors"],
+          ["commits", "commits"],
+          ["truncated", "truncated"],
+        ]
+      ) {
+        const v = m[k];
+        if (Array.isArray(v) && v.length) lines.push(`  ${label.padEnd(16)}${v.join(", ")}`);
+      }
+      human.push(lines.join("\n") + "\n");
+    }
+    return outcome("observations", { observations }, {
+      human,
+      warnings: o.warnings,
+      counts: [`${observations.length} observation(s)`],
+    });
+  } finally {
+    o.db.close();
+  }
+}
+
+async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
+  if (a.positionals.length > 1) {
+    throw new UsageError(`observations regenerate takes no argument '${a.positionals[1]}'`);
+  }
+  if (a.values.project !== undefined) {
+    throw new UsageError("observations regenerate takes no --project");
+  }
+  const since = boundFlag("--since", str(a.values, "since"), "start");
+  const empty = { since, selected: 0, regenerated: 0, notes: [] as string[] };
+  const r = resolveAll(ctx);
+  const ro = await openForRead(ctx);
+  if (!ro.db) return outcome("observations regenerate", empty, { reason: ro.reason });
+  ro.db.close();
+  const lock = tryIngestLock(r.dataDir);
+  if (!lock) {
+    return outcome("observations regenerate", empty, {
+      ok: false,
+      reason: lockHeldMessage(r.dataDir),
+    });
+  }
+  try {
+    await initCodec();
+    const { db } = openWrite(r.store);
+    try {
+      db.exec("BEGIN IMMEDIATE");
+      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
+      db.exec("COMMIT");
+      return outcome("observations regenerate", { since, ...res }, {
+        warnings: res.notes,
+        counts: [`${res.selected} selected, ${res.regenerated} regenerated`],
+      });
+    } finally {
+      db.close();
+    }
+  } finally {
+    lock.release();
+  }
+}
+
+export const command: Command = {
+  name: "observations",
+  usage:
+    "terminus observations [--project <path>] [--json] | terminus observations regenerate [--since <time>] [--json]",
+  options: { project: { type: "string" }, since: { type: "string" } },
+  positionals: true,
+  json: true,
+  empty: (a) =>
+    a.positionals[0] === "regenerate"
+      ? { since: null, selected: 0, regenerated: 0, notes: [] }
+      : { observations: [] },
+  run(ctx, a) {
+    const regenerateIdx = a.positionals.indexOf("regenerate");
+    if (regenerateIdx === 0) {
+      if (a.rawArgs[0] !== "regenerate") {
+        throw new UsageError("regenerate must come straight after observations, before any option");
+      }
+      return regen(ctx, a);
+    }
+    if (a.values.since !== undefined) {
+      throw new UsageError("observations takes --since only after regenerate");
+    }
+    return list(ctx, a);
+  },
+};

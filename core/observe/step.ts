@@ -1,0 +1,63 @@
+/** The pass's observe step, and `observations regenerate`: both read the archived stream. */
+import type { Db } from "../store/db.ts";
+import {
+  readWholeStream,
+  rewriteMechanical,
+  unobservedClosed,
+  writeObservation,
+} from "../store/archive.ts";
+import { listObservations, type Visibility } from "../store/query.ts";
+import { OBSERVE_PER_PASS } from "../constants.ts";
+import { observe } from "./mechanical.ts";
+
+/** Observes up to 100 closed sessions; returns notes for the run row. */
+export function observeClosed(db: Db, now: Date): string[] {
+  const targets = unobservedClosed(db);
+  const notes: string[] = [];
+  let done = 0;
+  db.exec("BEGIN IMMEDIATE");
+  for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
+    let stream: Uint8Array;
+    try {
+      stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
+    } catch (e) {
+      notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
+      continue;
+    }
+    writeObservation(db, t.sessionNo, now.toISOString(), JSON.stringify(observe(stream, t.branch)));
+    done++;
+  }
+  db.exec("COMMIT");
+  if (done > 0) notes.push(`${done} closed session(s) observed`);
+  if (targets.length > OBSERVE_PER_PASS) {
+    notes.push(
+      `${targets.length - OBSERVE_PER_PASS} finalized session(s) left for the next pass to observe`,
+    );
+  }
+  return notes;
+}
+
+export interface RegenerateResult {
+  selected: number;
+  regenerated: number;
+  notes: string[];
+}
+
+export function regenerate(db: Db, vis: Visibility, since: string | null): RegenerateResult {
+  const rows = listObservations(db, vis, since);
+  const out: RegenerateResult = { selected: rows.length, regenerated: 0, notes: [] };
+  for (const r of rows) {
+    if (r.evicted) {
+      out.notes.push(`${r.sessionKey}: its text was evicted, so it cannot be recomputed`);
+      continue;
+    }
+    try {
+      const m = observe(readWholeStream(db, r.sessionNo), r.branch);
+      rewriteMechanical(db, r.sessionNo, JSON.stringify(m));
+      out.regenerated++;
+    } catch (e) {
+      out.notes.push(`${r.sessionKey}: could not be recomputed: ${(e as Error).message}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,64 @@
+/**
+ * Excerpts are cut from the archived blocks, never from FTS5: the turn's searchable text
+ * with whitespace folded, at most 240 characters, around the first matching word.
+ */
+import type { Db } from "../store/db.ts";
+import { readStream } from "../store/archive.ts";
+import { parseLine } from "../transcript/records.ts";
+import { textParts } from "../index/fts.ts";
+import { EXCERPT_CHARS } from "../constants.ts";
+
+export function turnBytes(
+  db: Db,
+  sessionNo: number,
+  offset: number,
+  len: number,
+): Uint8Array | null {
+  try {
+    return readStream(db, sessionNo, offset, len);
+  } catch {
+    return null; // evicted or damaged: the archive will not give the bytes up
+  }
+}
+
+export function turnText(line: Uint8Array): string {
+  const rec = parseLine(line);
+  const text = rec ? textParts(rec).join(" ") : new TextDecoder().decode(line);
+  return text.replace(/\s+/g, " ").trim();
+}
+
+/** Up to 240 characters around the first of `terms` found, or from the start without terms. */
+export function cutExcerpt(text: string, folded: string[]): string {
+  const chars = [...text];
+  if (chars.length <= EXCERPT_CHARS) return text;
+  let at = -1;
+  if (folded.length) {
+    const lower = text.toLowerCase();
+    for (const t of folded) {
+      const i = lower.indexOf(t);
+      if (i >= 0 && (at < 0 || i < at)) at = i;
+    }
+  }
+  let start = 0;
+  if (at > 0) {
+    const charAt = [...text.slice(0, at)].length;
+    start = Math.max(
+      0,
+      Math.min(charAt - Math.floor(EXCERPT_CHARS / 3), chars.length - EXCERPT_CHARS),
+    );
+  }
+  return chars.slice(start, start + EXCERPT_CHARS).join("");
+}
+
+export function excerptFor(
+  db: Db,
+  t: { sessionNo: number; streamOffset: number; byteLen: number; evicted: boolean },
+  folded: string[],
+  filter: (s: string) => string,
+): string {
+  if (t.evicted) return "";
+  const bytes = turnBytes(db, t.sessionNo, t.streamOffset, t.byteLen);
+  if (!bytes) return "";
+  // filter before cutting so a secret is never split into an unrecognisable piece
+  return cutExcerpt(filter(turnText(bytes)), folded);
+}

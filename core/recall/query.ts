@@ -1,0 +1,45 @@
+/**
+ * Query words are never passed raw to FTS5: split on anything not a letter, mark or digit,
+ * deduplicated case-insensitively, the first 32 kept, each double-quoted, joined with AND.
+ */
+import { MAX_QUERY_TOKENS } from "../constants.ts";
+
+const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+
+export function tokens(text: string): string[] {
+  return [...text.matchAll(TOKEN)].map((m) => m[0]);
+}
+
+export interface Query {
+  /** As typed. */
+  text: string;
+  /** Distinct tokens kept, in order. */
+  terms: string[];
+  /** Lower-cased kept terms, for entity matching and excerpts. */
+  folded: string[];
+  truncated: boolean;
+  /** The FTS5 MATCH expression; null when nothing is left to search. */
+  match: string | null;
+}
+
+export function parseQuery(text: string): Query {
+  const seen = new Set<string>();
+  const terms: string[] = [];
+  let truncated = false;
+  for (const t of tokens(text)) {
+    const k = t.toLowerCase();
+    if (seen.has(k)) continue;
+    seen.add(k);
+    if (terms.length >= MAX_QUERY_TOKENS) {
+      truncated = true;
+      continue;
+    }
+    terms.push(t);
+  }
+  const match = terms.length ? terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ") : null;
+  return { text, terms, folded: terms.map((t) => t.toLowerCase()), truncated, match };
+}
+
+export const NO_WORDS_REASON = "the query has no words that can be searched";
+export const TRUNCATED_NOTE =
+  `the query has more than ${MAX_QUERY_TOKENS} distinct terms; only the first ${MAX_QUERY_TOKENS} were searched`;

@@ -1,0 +1,30 @@
+/**
+ * Which project a read sees: the archived project the directory sits in (longest match over
+ * `project` and `project_pre_worktree`), a `--project <path>`, or `*` for every project.
+ * Exclusion is always applied, `*` included.
+ */
+import { resolve } from "node:path";
+import type { Config } from "../config.ts";
+import { isExcluded } from "../config.ts";
+import type { Db } from "../store/db.ts";
+import { archivedProjects, type Visibility } from "../store/query.ts";
+import { covers } from "../paths.ts";
+
+export type Scope =
+  | { ok: true; vis: Visibility; label: string }
+  | { ok: false; reason: string };
+
+export function resolveScope(db: Db, cfg: Config, cwd: string, flag: string | undefined): Scope {
+  if (flag === "*") return { ok: true, vis: { project: null, exclude: cfg.exclude }, label: "*" };
+  const dir = resolve(cwd, flag ?? ".");
+  if (isExcluded(cfg, dir)) return { ok: false, reason: `${dir} is in an excluded project` };
+  let best: { path: string; project: string } | null = null;
+  for (const p of archivedProjects(db)) {
+    if (covers(p.path, dir) && (!best || p.path.length > best.path.length)) best = p;
+  }
+  if (!best) return { ok: false, reason: `no archived project covers ${dir}` };
+  if (isExcluded(cfg, best.project)) {
+    return { ok: false, reason: `${best.project} is an excluded project` };
+  }
+  return { ok: true, vis: { project: best.project, exclude: cfg.exclude }, label: best.project };
+}

@@ -1,0 +1,351 @@
+/**
+ * The read paths' SQL: scope, exclusion, search candidates, turns, sessions, observations.
+ * Every query that returns archived content takes a `Visibility` so exclusion binds it.
+ */
+import type { Db } from "./db.ts";
+import { turnId } from "./archive.ts";
+
+/** Which sessions a read may see: one project (or every project), minus excluded ones. */
+export interface Visibility {
+  /** null = every project ('*'). */
+  project: string | null;
+  exclude: string[];
+}
+
+/** A WHERE fragment over session_meta alias `m`, and its parameters. */
+export function visibleWhere(v: Visibility): { sql: string; params: string[] } {
+  const parts: string[] = [];
+  const params: string[] = [];
+  if (v.project !== null) {
+    parts.push("m.project = ?");
+    params.push(v.project);
+  }
+  for (const e of v.exclude) {
+    parts.push("NOT (m.project IS NOT NULL AND (m.project = ? OR substr(m.project, 1, ?) = ?))");
+    const prefix = e.endsWith("/") ? e : e + "/";
+    params.push(e, String(prefix.length), prefix);
+  }
+  return { sql: parts.length ? parts.join(" AND ") : "1", params };
+}
+
+/** Every distinct archived project path and pre-worktree path, with the project it files under. */
+export function archivedProjects(db: Db): { path: string; project: string }[] {
+  return db.prepare(
+    `SELECT DISTINCT project AS path, project FROM session_meta WHERE project IS NOT NULL
+     UNION SELECT DISTINCT project_pre_worktree AS path, project FROM session_meta
+       WHERE project_pre_worktree IS NOT NULL AND project IS NOT NULL`,
+  ).all() as { path: string; project: string }[];
+}
+
+export interface Candidate {
+  id: number;
+  relevance: number;
+  sessionNo: number;
+  sessionKey: string;
+  project: string | null;
+  recordType: string;
+  ts: string | null;
+  sidechain: boolean;
+  streamOffset: number;
+  byteLen: number;
+  evicted: boolean;
+  isToolResult: boolean;
+}
+
+export interface SearchFilters {
+  tool?: string | null;
+  kind?: string | null;
+  paths?: string[];
+  since?: string | null;
+  until?: string | null;
+  /** Only these sessions' turns (the post-compaction window). */
+  sessionNo?: number | null;
+}
+
+const CANDIDATE_COLUMNS = `t.id AS id, t.session_no AS sessionNo, s.session_key AS sessionKey,
+  m.project AS project, t.record_type AS recordType, t.ts AS ts, t.is_sidechain AS sidechain,
+  t.stream_offset AS streamOffset, t.byte_len AS byteLen, COALESCE(m.is_evicted, 0) AS evicted,
+  t.is_tool_result AS isToolResult`;
+
+function toCandidate(r: Record<string, unknown>): Candidate {
+  return {
+    id: r.id as number,
+    relevance: (r.relevance as number) ?? 0,
+    sessionNo: r.sessionNo as number,
+    sessionKey: r.sessionKey as string,
+    project: (r.project as string | null) ?? null,
+    recordType: r.recordType as string,
+    ts: (r.ts as string | null) ?? null,
+    sidechain: r.sidechain === 1,
+    streamOffset: r.streamOffset as number,
+    byteLen: r.byteLen as number,
+    evicted: r.evicted === 1,
+    isToolResult: r.isToolResult === 1,
+  };
+}
+
+/** FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. */
+export function searchCandidates(
+  db: Db,
+  match: string,
+  vis: Visibility,
+  f: SearchFilters,
+  pool: number,
+): Candidate[] {
+  const w = visibleWhere(vis);
+  const where = ["turns_fts MATCH ?", w.sql];
+  const params: (string | number)[] = [match, ...w.params];
+  if (f.kind) {
+    where.push("t.record_type = ?");
+    params.push(f.kind);
+  }
+  if (f.tool) {
+    where.push(
+      "EXISTS (SELECT 1 FROM entities e WHERE e.turn_id = t.id AND e.kind = 'tool' AND e.value = ?)",
+    );
+    params.push(f.tool);
+  }
+  if (f.paths && f.paths.length) {
+    where.push(
+      `EXISTS (SELECT 1 FROM paths p WHERE p.turn_id = t.id AND p.path IN (${
+        f.paths.map(() => "?").join(",")
+      }))`,
+    );
+    params.push(...f.paths);
+  }
+  if (f.since) {
+    where.push("t.ts IS NOT NULL AND t.ts >= ?");
+    params.push(f.since);
+  }
+  if (f.until) {
+    where.push("t.ts IS NOT NULL AND t.ts <= ?");
+    params.push(f.until);
+  }
+  if (f.sessionNo != null) {
+    where.push("t.session_no = ?");
+    params.push(f.sessionNo);
+  }
+  params.push(pool);
+  const rows = db.prepare(
+    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
+     FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+       JOIN sessions s ON s.session_no = t.session_no
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE ${where.join(" AND ")}
+     ORDER BY relevance DESC, t.is_sidechain ASC, t.ts IS NULL ASC, t.ts DESC, t.id ASC
+     LIMIT ?`,
+  ).all(...params) as Record<string, unknown>[];
+  return rows.map(toCandidate);
+}
+
+export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; value: string }[]> {
+  const out = new Map<number, { kind: string; value: string }[]>();
+  if (ids.length === 0) return out;
+  const rows = db.prepare(
+    `SELECT turn_id AS id, kind, value FROM entities WHERE turn_id IN (${
+      ids.map(() => "?").join(",")
+    })`,
+  ).all(...ids) as { id: number; kind: string; value: string }[];
+  for (const r of rows) {
+    let l = out.get(r.id);
+    if (!l) out.set(r.id, l = []);
+    l.push({ kind: r.kind, value: r.value });
+  }
+  return out;
+}
+
+export function totalTurns(db: Db): number {
+  return (db.prepare("SELECT count(*) AS n FROM turns").get() as { n: number }).n;
+}
+
+export function entityDf(db: Db, kind: string, value: string): number {
+  return (db.prepare(
+    "SELECT count(DISTINCT turn_id) AS n FROM entities WHERE kind = ? AND value = ?",
+  )
+    .get(kind, value) as { n: number }).n;
+}
+
+export interface TurnRecord {
+  id: number;
+  sessionNo: number;
+  turnSeq: number;
+  sessionKey: string;
+  sessionId: string | null;
+  project: string | null;
+  recordType: string;
+  toolName: string | null;
+  ts: string | null;
+  streamOffset: number;
+  byteLen: number;
+  evicted: boolean;
+  hasMeta: boolean;
+  continuesFrom: string | null;
+  sidechain: boolean;
+  isToolResult: boolean;
+  uuid: string | null;
+}
+
+const TURN_SQL = `SELECT t.id AS id, t.session_no AS sessionNo, t.turn_seq AS turnSeq,
+  s.session_key AS sessionKey, m.session_id AS sessionId, m.project AS project,
+  t.record_type AS recordType, t.tool_name AS toolName, t.ts AS ts, t.stream_offset AS streamOffset,
+  t.byte_len AS byteLen, COALESCE(m.is_evicted, 0) AS evicted, m.session_no IS NOT NULL AS hasMeta,
+  m.continues_from AS continuesFrom, t.is_sidechain AS sidechain, t.is_tool_result AS isToolResult,
+  t.uuid AS uuid
+  FROM turns t JOIN sessions s ON s.session_no = t.session_no
+  LEFT JOIN session_meta m ON m.session_no = t.session_no`;
+
+function toTurn(r: Record<string, unknown>): TurnRecord {
+  return {
+    id: r.id as number,
+    sessionNo: r.sessionNo as number,
+    turnSeq: r.turnSeq as number,
+    sessionKey: r.sessionKey as string,
+    sessionId: (r.sessionId as string | null) ?? null,
+    project: (r.project as string | null) ?? null,
+    recordType: r.recordType as string,
+    toolName: (r.toolName as string | null) ?? null,
+    ts: (r.ts as string | null) ?? null,
+    streamOffset: r.streamOffset as number,
+    byteLen: r.byteLen as number,
+    evicted: r.evicted === 1,
+    hasMeta: r.hasMeta === 1,
+    continuesFrom: (r.continuesFrom as string | null) ?? null,
+    sidechain: r.sidechain === 1,
+    isToolResult: r.isToolResult === 1,
+    uuid: (r.uuid as string | null) ?? null,
+  };
+}
+
+/** One turn by id, regardless of visibility; the caller decides what it may see. */
+export function turnById(db: Db, id: number): TurnRecord | null {
+  const r = db.prepare(TURN_SQL + " WHERE t.id = ?").get(id) as Record<string, unknown> | undefined;
+  return r ? toTurn(r) : null;
+}
+
+/** Whether a session passes the visibility rule. */
+export function sessionVisible(db: Db, sessionNo: number, vis: Visibility): boolean {
+  const w = visibleWhere(vis);
+  return !!db.prepare(
+    `SELECT 1 FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
+     WHERE s.session_no = ? AND ${w.sql}`,
+  ).get(sessionNo, ...w.params);
+}
+
+/** Turns of one session with turn_seq in [from, to]. */
+export function turnsInRange(db: Db, sessionNo: number, from: number, to: number): TurnRecord[] {
+  return (db.prepare(TURN_SQL + " WHERE t.id BETWEEN ? AND ? ORDER BY t.id").all(
+    turnId(sessionNo, Math.max(0, from)),
+    turnId(sessionNo, Math.max(0, to)),
+  ) as Record<string, unknown>[]).map(toTurn);
+}
+
+export function sessionTurnCount(db: Db, sessionNo: number): number {
+  return (db.prepare("SELECT count(*) AS n FROM turns WHERE session_no = ?").get(sessionNo) as {
+    n: number;
+  }).n;
+}
+
+export interface SessionRow {
+  session_key: string;
+  session_no: number;
+  project: string | null;
+  project_pre_worktree: string | null;
+  branch: string | null;
+  first_turn_at: string | null;
+  last_turn_at: string | null;
+  turns: number;
+  watermark: number | null;
+  sidecar: boolean;
+  evicted: boolean;
+}
+
+export function listSessions(
+  db: Db,
+  vis: Visibility,
+  since: string | null,
+  until: string | null,
+  limit: number | null,
+): SessionRow[] {
+  const w = visibleWhere(vis);
+  const where = [w.sql];
+  const params: (string | number)[] = [...w.params];
+  if (since) {
+    where.push("m.last_turn_at IS NOT NULL AND m.last_turn_at >= ?");
+    params.push(since);
+  }
+  if (until) {
+    where.push("m.first_turn_at IS NOT NULL AND m.first_turn_at <= ?");
+    params.push(until);
+  }
+  let sql = `SELECT s.session_key, s.session_no, m.project, m.project_pre_worktree, m.branch,
+      m.first_turn_at, m.last_turn_at,
+      (SELECT count(*) FROM turns t WHERE t.session_no = s.session_no) AS turns,
+      w.offset AS watermark, m.parent_session_key IS NOT NULL AS sidecar,
+      COALESCE(m.is_evicted, 0) AS evicted
+    FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
+      LEFT JOIN watermarks w ON w.session_no = s.session_no
+    WHERE ${where.join(" AND ")} ORDER BY s.session_no`;
+  if (limit !== null) {
+    sql += " LIMIT ?";
+    params.push(limit);
+  }
+  return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((r) => ({
+    session_key: r.session_key as string,
+    session_no: r.session_no as number,
+    project: (r.project as string | null) ?? null,
+    project_pre_worktree: (r.project_pre_worktree as string | null) ?? null,
+    branch: (r.branch as string | null) ?? null,
+    first_turn_at: (r.first_turn_at as string | null) ?? null,
+    last_turn_at: (r.last_turn_at as string | null) ?? null,
+    turns: r.turns as number,
+    watermark: (r.watermark as number | null) ?? null,
+    sidecar: r.sidecar === 1,
+    evicted: r.evicted === 1,
+  }));
+}
+
+export interface ObservationRow {
+  sessionNo: number;
+  sessionKey: string;
+  sessionId: string | null;
+  generatedAt: string | null;
+  mechanical: string | null;
+  branch: string | null;
+  lastTurnAt: string | null;
+  evicted: boolean;
+  hasMeta: boolean;
+}
+
+/** Observed sessions visible to `vis`, in ingest order; `since` bounds last_turn_at. */
+export function listObservations(
+  db: Db,
+  vis: Visibility,
+  since: string | null = null,
+): ObservationRow[] {
+  const w = visibleWhere(vis);
+  const where = [w.sql];
+  const params: string[] = [...w.params];
+  if (since) {
+    where.push("m.last_turn_at IS NOT NULL AND m.last_turn_at >= ?");
+    params.push(since);
+  }
+  return (db.prepare(
+    `SELECT o.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
+       o.generated_at AS generatedAt, o.mechanical AS mechanical, m.branch AS branch,
+       m.last_turn_at AS lastTurnAt, COALESCE(m.is_evicted, 0) AS evicted,
+       m.session_no IS NOT NULL AS hasMeta
+     FROM observations o JOIN sessions s ON s.session_no = o.session_no
+       LEFT JOIN session_meta m ON m.session_no = o.session_no
+     WHERE ${where.join(" AND ")} ORDER BY o.session_no`,
+  ).all(...params) as Record<string, unknown>[]).map((r) => ({
+    sessionNo: r.sessionNo as number,
+    sessionKey: r.sessionKey as string,
+    sessionId: (r.sessionId as string | null) ?? null,
+    generatedAt: (r.generatedAt as string | null) ?? null,
+    mechanical: (r.mechanical as string | null) ?? null,
+    branch: (r.branch as string | null) ?? null,
+    lastTurnAt: (r.lastTurnAt as string | null) ?? null,
+    evicted: r.evicted === 1,
+    hasMeta: r.hasMeta === 1,
+  }));
+}

@@ -1,0 +1,50 @@
+/**
+ * Time bounds: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS.mmmZ`, UTC, both inclusive. A bare date
+ * means the start of the day in --since and the end of it in --until.
+ */
+import { UsageError } from "./errors.ts";
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
+
+function real(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): boolean {
+  if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return false;
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms));
+  return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
+}
+
+/** Parses a bound; returns null for a value that is not one of the two forms or not a real time. */
+export function parseBound(value: string, end: "start" | "end"): string | null {
+  let m = DATE.exec(value);
+  if (m) {
+    const [y, mo, d] = [Number(m[1]), Number(m[2]), Number(m[3])];
+    if (!real(y, mo, d)) return null;
+    return `${m[1]}-${m[2]}-${m[3]}T${end === "start" ? "00:00:00.000" : "23:59:59.999"}Z`;
+  }
+  m = STAMP.exec(value);
+  if (m) {
+    const n = m.slice(1).map(Number);
+    if (!real(n[0], n[1], n[2], n[3], n[4], n[5], n[6])) return null;
+    return value;
+  }
+  return null;
+}
+
+export function boundFlag(
+  flag: string,
+  value: string | undefined,
+  end: "start" | "end",
+): string | null {
+  if (value === undefined) return null;
+  const b = parseBound(value, end);
+  if (b === null) {
+    throw new UsageError(
+      `${flag} takes a UTC time as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ; '${value}' is not a real date or time in either form`,
+    );
+  }
+  return b;
+}
+
+export function day(ts: string | null): string {
+  return ts ? ts.slice(0, 10) : "-";
+}
