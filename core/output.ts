@@ -37,11 +37,13 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
   };
 }
 
+// deno-lint-ignore no-control-regex
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+
 /** Tab and newline pass; every other C0 control and DEL prints as a \u00XX escape. */
 export function escapeControls(s: string): string {
-  // deno-lint-ignore no-control-regex
   return s.replace(
-    /[\u0000-\u0008\u000b-\u001f\u007f]/g,
+    CONTROLS,
     (c) => "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"),
   );
 }
