@@ -18,6 +18,7 @@ const e = (name: string, summary: string, load: () => Promise<{ command: Command
 
 /** Sorted by name; a test holds it to that. Literal imports keep `deno compile` able to see them. */
 export const REGISTRY: readonly Entry[] = [
+  e("hook", "run by Claude Code on its hook events", () => import("./hook.ts")),
   e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),
   e("observations", "mechanical facts of closed sessions", () => import("./observations.ts")),
   e("reindex", "rebuild the search index from the blocks", () => import("./reindex.ts")),

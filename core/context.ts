@@ -28,16 +28,26 @@ export function processContext(): Context {
  */
 export function selfCommand(): string[] {
   const main = Deno.mainModule;
-  if (!main.startsWith("file:") || Deno.execPath().endsWith("/terminus")) return [Deno.execPath()];
-  return [Deno.execPath(), "run", ...PERMISSION_FLAGS, new URL(main).pathname];
+  const exec = Deno.execPath();
+  if (!main.startsWith("file:") || main.endsWith("/terminus")) return [exec];
+  // The runtime by its full path when the permissions name it, else by name on PATH.
+  const byPath = Deno.permissions.querySync({ name: "run", command: exec }).state === "granted";
+  return [byPath ? exec : "deno", "run", ...permissionFlags(), new URL(main).pathname];
 }
 
-/** The one definition of the program's permissions: no net, no ffi, never -A. */
-export const PERMISSION_FLAGS = [
-  "--quiet",
-  "--no-prompt",
-  "--allow-read",
-  "--allow-write",
-  "--allow-env",
-  "--allow-run=git,claude,deno",
-];
+/**
+ * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
+ * claude, and the runtime itself (for the detached archive pass a hook starts).
+ */
+export function permissionFlags(runtime = "deno"): string[] {
+  return [
+    "--quiet",
+    "--no-prompt",
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    `--allow-run=git,claude,${runtime}`,
+  ];
+}
+
+export const PERMISSION_FLAGS = permissionFlags();

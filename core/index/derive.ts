@@ -8,10 +8,12 @@ import {
   hasToolResult,
   isCompactBoundary,
   isTyped,
+  messageText,
   type Rec,
   str,
 } from "../transcript/records.ts";
-import { ftsBody } from "./fts.ts";
+import { ftsBody, textParts } from "./fts.ts";
+import { INJECTION_CHARS_CAP } from "../constants.ts";
 import { extractEntities } from "./entities.ts";
 
 export interface LineAt {
@@ -44,6 +46,19 @@ export function deriveTurn(l: LineAt): DerivedRows {
     entities,
     paths: entities.filter((e) => e.kind === "path").map((e) => e.value),
   };
+  const t = rows.turn;
+  if (
+    (t.recordType === "user" || t.recordType === "assistant") && !t.isToolResult &&
+    rec.isCompactSummary !== true
+  ) {
+    const text = textParts(rec).join(" ").replace(/\s+/g, " ").trim();
+    if (text !== "") {
+      rows.quote = text.length <= INJECTION_CHARS_CAP
+        ? text
+        : [...text.slice(0, 2 * INJECTION_CHARS_CAP)].slice(0, INJECTION_CHARS_CAP).join("");
+      rows.isReply = t.recordType === "assistant" && messageText(rec) !== null;
+    }
+  }
   if (isCompactBoundary(rec)) {
     const meta = rec.compactMetadata;
     let preserved: string | null = null;

@@ -18,6 +18,8 @@ export interface Query {
   /** Lower-cased kept terms, for entity matching and excerpts. */
   folded: string[];
   truncated: boolean;
+  /** Token groups for structured matching: one group per spelling (the CLI has one). */
+  groups: string[][];
   /** The FTS5 MATCH expression; null when nothing is left to search. */
   match: string | null;
 }
@@ -37,7 +39,8 @@ export function parseQuery(text: string): Query {
     terms.push(t);
   }
   const match = terms.length ? terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ") : null;
-  return { text, terms, folded: terms.map((t) => t.toLowerCase()), truncated, match };
+  const folded = terms.map((t) => t.toLowerCase());
+  return { text, terms, folded, truncated, match, groups: [folded] };
 }
 
 export const NO_WORDS_REASON = "the query has no words that can be searched";

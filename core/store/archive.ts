@@ -3,7 +3,8 @@
  * written in the same per-file transaction. Only core/store/ speaks SQL.
  */
 import type { Db } from "./db.ts";
-import { BLOCK_BYTES, TURN_SEQ_SPAN } from "../constants.ts";
+import { BLOCK_BYTES } from "../constants.ts";
+import { splitTurnId, turnId } from "./ids.ts";
 import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
 
 export interface SessionState {
@@ -22,13 +23,7 @@ export interface SessionState {
   captureMode: string;
 }
 
-export function turnId(sessionNo: number, turnSeq: number): number {
-  return sessionNo * TURN_SEQ_SPAN + turnSeq;
-}
-
-export function splitTurnId(id: number): { sessionNo: number; turnSeq: number } {
-  return { sessionNo: Math.floor(id / TURN_SEQ_SPAN), turnSeq: id % TURN_SEQ_SPAN };
-}
+export { splitTurnId, turnId };
 
 const STATE_SQL = `
 SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
@@ -89,6 +84,13 @@ export interface DerivedRows {
   body?: string;
   entities?: { kind: string; value: string }[];
   paths?: string[];
+  /**
+   * The folded text of a turn the hooks may quote (a prompt or a reply, never a tool result),
+   * so the hook path reads a row instead of decompressing blocks.
+   */
+  quote?: string;
+  /** The quote is an assistant's written answer (it has a text block). */
+  isReply?: boolean;
   /** Present for a compact_boundary: JSON of preserved uuids, or null. */
   compaction?: { preserved: string | null };
 }
@@ -137,6 +139,7 @@ export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): vo
   const insFts = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
   const insEnt = db.prepare("INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
   const insPath = db.prepare("INSERT INTO paths (turn_id, path) VALUES (?, ?)");
+  const insText = db.prepare("INSERT INTO turn_text (turn_id, text, is_reply) VALUES (?, ?, ?)");
   const insCb = db.prepare(
     "INSERT INTO compaction_boundaries (turn_id, session_no, preserved) VALUES (?, ?, ?)",
   );
@@ -161,6 +164,7 @@ export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): vo
     if (d.body !== undefined && d.body !== "") insFts.run(id, d.body);
     for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value);
     for (const p of d.paths ?? []) insPath.run(id, p);
+    if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
     if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
   }
 }
@@ -463,6 +467,7 @@ export function deleteDerived(db: Db, sessionNo: number): void {
   db.prepare("DELETE FROM turns_fts WHERE rowid >= ? AND rowid < ?").run(lo, hi);
   db.prepare("DELETE FROM entities WHERE turn_id >= ? AND turn_id < ?").run(lo, hi);
   db.prepare("DELETE FROM paths WHERE turn_id >= ? AND turn_id < ?").run(lo, hi);
+  db.prepare("DELETE FROM turn_text WHERE turn_id >= ? AND turn_id < ?").run(lo, hi);
   db.prepare("DELETE FROM compaction_boundaries WHERE session_no = ?").run(sessionNo);
   db.prepare("DELETE FROM turns WHERE session_no = ?").run(sessionNo);
 }
@@ -509,5 +514,13 @@ export function rewriteMechanical(db: Db, sessionNo: number, mechanical: string)
   db.prepare("UPDATE observations SET mechanical = ? WHERE session_no = ?").run(
     mechanical,
     sessionNo,
+  );
+}
+
+/** Eviction removes a session's text: its blocks and the quotable text kept for the hooks. */
+export function clearQuotes(db: Db, sessionNo: number): void {
+  db.prepare("DELETE FROM turn_text WHERE turn_id >= ? AND turn_id < ?").run(
+    turnId(sessionNo, 0),
+    turnId(sessionNo + 1, 0),
   );
 }

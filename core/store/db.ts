@@ -100,7 +100,14 @@ CREATE TABLE IF NOT EXISTS runs (
 `;
 
 /** Derived tables: dropped and rebuilt from the blocks (same turn ids). */
-export const DERIVED_TABLES = ["turns", "compaction_boundaries", "turns_fts", "entities", "paths"];
+export const DERIVED_TABLES = [
+  "turns",
+  "compaction_boundaries",
+  "turns_fts",
+  "entities",
+  "paths",
+  "turn_text",
+];
 const DERIVED_DDL = `
 CREATE TABLE IF NOT EXISTS turns (
   id INTEGER PRIMARY KEY,
@@ -119,6 +126,11 @@ CREATE TABLE IF NOT EXISTS turns (
 );
 CREATE INDEX IF NOT EXISTS turns_session ON turns(session_no, turn_seq);
 CREATE INDEX IF NOT EXISTS turns_uuid ON turns(uuid);
+CREATE TABLE IF NOT EXISTS turn_text (
+  turn_id INTEGER PRIMARY KEY,
+  text TEXT NOT NULL,
+  is_reply INTEGER NOT NULL DEFAULT 0
+);
 CREATE TABLE IF NOT EXISTS compaction_boundaries (
   turn_id INTEGER PRIMARY KEY,
   session_no INTEGER NOT NULL,

@@ -3,7 +3,7 @@
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
 import type { Db } from "./db.ts";
-import { turnId } from "./archive.ts";
+import { turnId } from "./ids.ts";
 
 /** Which sessions a read may see: one project (or every project), minus excluded ones. */
 export interface Visibility {

@@ -1,0 +1,187 @@
+/**
+ * Prompt recall (UserPromptSubmit): look up what the prompt names, hand over at most three
+ * earlier turns that match on something structural, and log the decision either way.
+ */
+import type { Db } from "../store/db.ts";
+import type { Visibility } from "../store/query.ts";
+import {
+  boundaries,
+  droppedTurnIds,
+  maxTurnId,
+  quotesFor,
+  sessionNosForId,
+} from "../store/inject_sql.ts";
+import { type Hit, rank } from "../recall/rank.ts";
+import { type Query, tokens } from "../recall/query.ts";
+import { MAX_QUERY_TOKENS } from "../constants.ts";
+import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./frame.ts";
+import { eligible, type Thresholds } from "./thresholds.ts";
+
+/** The query for a set of spellings: each spelling's tokens ANDed, spellings ORed. */
+export function spellingQuery(spellings: string[]): Query {
+  const groups: string[][] = [];
+  const parts: string[] = [];
+  let n = 0;
+  for (const s of spellings) {
+    const t = [...new Set(tokens(s).map((x) => x.toLowerCase()))];
+    if (!t.length || n + t.length > MAX_QUERY_TOKENS) continue;
+    n += t.length;
+    groups.push(t);
+    parts.push("(" + t.map((x) => `"${x.replace(/"/g, '""')}"`).join(" AND ") + ")");
+  }
+  const folded = [...new Set(groups.flat())];
+  return {
+    text: spellings.join(" "),
+    terms: folded,
+    folded,
+    truncated: false,
+    match: parts.length ? parts.join(" OR ") : null,
+    groups,
+  };
+}
+
+export interface CandidateLog {
+  id: number;
+  relevance: number;
+  entity_score: number;
+  matched: { kind: string; value: string }[];
+}
+
+export interface Selection {
+  candidates: CandidateLog[];
+  chosen: number[];
+  suppressed: { id: number; why: string }[];
+}
+
+export interface SelectInput {
+  hits: Hit[];
+  thresholds: Thresholds;
+  /** Ids never handed over, with why (already injected, visible, quoted by the brief). */
+  suppress: Map<number, string>;
+  /** Post-compaction: only these ids may be handed over. */
+  onlyIds: Set<number> | null;
+}
+
+/**
+ * The rules, as one function replay shares. Turns that can never be handed over on a prompt
+ * (tool results, attachments, system records) are set aside first and take no rank, so a
+ * file's bulky Read result cannot push the Read call itself out of the top ranks. The
+ * session's own suppressions (already handed over, visible, quoted by the brief) come after
+ * eligibility, before the cap.
+ */
+export function select(s: SelectInput): Selection {
+  const out: Selection = { candidates: [], chosen: [], suppressed: [] };
+  let rank1 = 0;
+  for (const h of s.hits) {
+    out.candidates.push({
+      id: h.turn_id,
+      relevance: h.relevance,
+      entity_score: h.entity_score,
+      matched: h.matched_on,
+    });
+    const kindWhy = h.candidate.isToolResult
+      ? "tool result"
+      : h.record_type !== "user" && h.record_type !== "assistant"
+      ? h.record_type
+      : null;
+    if (kindWhy) {
+      if (h.matched_on.length) out.suppressed.push({ id: h.turn_id, why: kindWhy });
+      continue;
+    }
+    rank1++;
+    if (!eligible(rank1, h.matched_on.length, s.thresholds)) continue;
+    let why = s.suppress.get(h.turn_id) ?? null;
+    if (!why && s.onlyIds && !s.onlyIds.has(h.turn_id)) why = "not dropped by the compaction";
+    if (why) {
+      out.suppressed.push({ id: h.turn_id, why });
+      continue;
+    }
+    if (out.chosen.length < s.thresholds.max_turns) out.chosen.push(h.turn_id);
+  }
+  return out;
+}
+
+export interface RecallInput {
+  db: Db;
+  vis: Visibility;
+  sessionId: string | null;
+  spellings: string[];
+  thresholds: Thresholds;
+  suppress: Map<number, string>;
+  /** Boundaries the session state knew when a compaction was owed, else null. */
+  owedKnown: number | null;
+  promptChars: number;
+  filter: (s: string) => string;
+  /** Only turns up to this id (replay: the index as it stood). */
+  maxId?: number;
+}
+
+export interface Recall {
+  text: string | null;
+  selection: Selection;
+  injected: { id: number; chars: number }[];
+  compacted: boolean;
+  dropped: number;
+  watermark: number;
+}
+
+export function recall(r: RecallInput): Recall {
+  const q = spellingQuery(r.spellings);
+  const mine = r.sessionId ? sessionNosForId(r.db, r.sessionId) : [];
+  const bounds = boundaries(r.db, mine);
+  let compacted = false;
+  let onlyIds: Set<number> | null = null;
+  const droppedAll = new Set<number>();
+  for (const b of bounds) for (const id of droppedTurnIds(r.db, b)) droppedAll.add(id);
+  if (r.owedKnown !== null && bounds.length > r.owedKnown) {
+    compacted = true;
+    onlyIds = droppedTurnIds(r.db, bounds[bounds.length - 1]);
+  }
+  const suppress = new Map(r.suppress);
+  // A turn of this session is still in context unless a compaction dropped it.
+  const mineSet = new Set(mine);
+  const hits = q.match
+    ? rank(r.db, {
+      query: q,
+      vis: r.vis,
+      filters: {},
+      limit: compacted ? r.thresholds.compacted_ranked : r.thresholds.ranked,
+    }).filter((h) => r.maxId === undefined || h.turn_id <= r.maxId)
+    : [];
+  for (const h of hits) {
+    if (
+      mineSet.has(h.candidate.sessionNo) && !droppedAll.has(h.turn_id) && !suppress.has(h.turn_id)
+    ) {
+      suppress.set(h.turn_id, "visible in this session");
+    }
+  }
+  const selection = select({ hits, thresholds: r.thresholds, suppress, onlyIds });
+  const out: Recall = {
+    text: null,
+    selection,
+    injected: [],
+    compacted,
+    dropped: onlyIds ? onlyIds.size : 0,
+    watermark: maxTurnId(r.db),
+  };
+  if (!selection.chosen.length) return out;
+  const quotes = quotesFor(r.db, selection.chosen);
+  const byId = new Map(hits.map((h) => [h.turn_id, h]));
+  const lines = selection.chosen.map((id) => ({
+    id,
+    prefix: `- turn ${id} (${byId.get(id)?.ts?.slice(0, 10) ?? "unknown day"}): `,
+    body: neutralise(r.filter(quotes.get(id) ?? "")).replace(/\s+/g, " ").trim(),
+  }));
+  const fixed = length(
+    [RECALL_HEAD, OPEN_TAG, ...lines.map((l) => l.prefix), CLOSE_TAG].join("\n"),
+  );
+  const share = Math.floor((r.promptChars - fixed) / lines.length);
+  if (share < 1) return out; // too small for the wording itself: nothing is handed over
+  const body = lines.map((l) => {
+    const t = cut(l.body, share);
+    out.injected.push({ id: l.id, chars: length(t) });
+    return l.prefix + t;
+  });
+  out.text = [RECALL_HEAD, OPEN_TAG, ...body, CLOSE_TAG].join("\n");
+  return out;
+}

@@ -1,0 +1,33 @@
+/**
+ * The decision log's queue: the hook writes one JSON file per prompt into the data
+ * directory; the next archive pass drains the queue into the store.
+ */
+import { join } from "node:path";
+import { QUEUE_DIR } from "../paths.ts";
+import { writeAtomic } from "./state.ts";
+import type { Thresholds } from "./thresholds.ts";
+import type { CandidateLog } from "./prompt.ts";
+
+export interface DecisionDoc {
+  session_id: string | null;
+  at: string;
+  cwd: string | null;
+  project: string | null;
+  prompt: string;
+  spellings: string[];
+  candidates: CandidateLog[];
+  injected: { id: number; chars: number }[];
+  suppressed: { id: number; why: string }[];
+  compacted: boolean;
+  dropped: number;
+  thresholds: Thresholds;
+  /** The highest turn id in the index when the decision was taken (replay's horizon). */
+  watermark: number;
+  /** Why nothing could be decided: no spellings, no store, deadline, an error. */
+  note: string | null;
+}
+
+export function queueDecision(dataDir: string, d: DecisionDoc): void {
+  const name = `${Date.now().toString().padStart(15, "0")}-${crypto.randomUUID()}.json`;
+  writeAtomic(join(dataDir, QUEUE_DIR), name, JSON.stringify(d));
+}

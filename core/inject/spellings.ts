@@ -1,0 +1,18 @@
+/**
+ * What a prompt names: path-shaped words (resolved against the session's cwd, since stored
+ * paths are absolute) and then identifier-shaped tokens, strongest first, at most N.
+ */
+import { isAbsolute, resolve } from "node:path";
+import { pathWords, symbolsIn } from "../index/entities.ts";
+
+export function spellings(prompt: string, cwd: string | null, max: number): string[] {
+  const out: string[] = [];
+  const add = (s: string) => {
+    if (s && !out.includes(s) && out.length < max) out.push(s);
+  };
+  for (const p of pathWords(prompt)) {
+    add(!isAbsolute(p) && cwd ? resolve(cwd, p) : p);
+  }
+  for (const s of symbolsIn(prompt)) add(s);
+  return out;
+}

@@ -1,0 +1,127 @@
+/**
+ * The ranking of the one search: FTS5 BM25 candidates, an entity bonus for structured matches, the spec's
+ * total order, then excerpts for the hits that survive the limit.
+ */
+import type { Db } from "../store/db.ts";
+import {
+  type Candidate,
+  entitiesOf,
+  entityDf,
+  searchCandidates,
+  type SearchFilters,
+  totalTurns,
+  type Visibility,
+} from "../store/query.ts";
+import { SEARCH_POOL } from "../constants.ts";
+import { type Query, tokens } from "./query.ts";
+
+export interface Hit {
+  turn_id: number;
+  session_key: string;
+  project: string | null;
+  record_type: string;
+  ts: string | null;
+  sidechain: boolean;
+  relevance: number;
+  entity_score: number;
+  matched_on: { kind: string; value: string }[];
+  excerpt: string;
+  /** Not in the documents: for the injection path. */
+  candidate: Candidate;
+}
+
+const EXACT_WEIGHT = 2.0;
+const COVERED_WEIGHT = 1.0;
+
+export function compareHits(
+  a: { relevance: number; sidechain: boolean; ts: string | null; turn_id: number },
+  b: { relevance: number; sidechain: boolean; ts: string | null; turn_id: number },
+): number {
+  if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+  if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
+  if (a.ts !== b.ts) {
+    if (a.ts === null) return 1;
+    if (b.ts === null) return -1;
+    return a.ts < b.ts ? 1 : -1;
+  }
+  return a.turn_id - b.turn_id;
+}
+
+export interface SearchArgs {
+  query: Query;
+  vis: Visibility;
+  filters: SearchFilters;
+  limit: number;
+  /** How many ranked candidates to consider (the pool). */
+  pool?: number;
+}
+
+/** Ranked hits without excerpts: no block is read, so the hook path can use it. */
+export function rank(db: Db, a: SearchArgs): Hit[] {
+  if (!a.query.match) return [];
+  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, a.pool ?? SEARCH_POOL);
+  if (cands.length === 0) return [];
+  const ents = entitiesOf(db, cands.map((c) => c.id));
+  const groups = a.query.groups.map((g) => new Set(g));
+  const n = totalTurns(db);
+  const dfCache = new Map<string, number>();
+  const hits: Hit[] = cands.map((c) => {
+    let score = 0;
+    const matched: { kind: string; value: string }[] = [];
+    for (const e of ents.get(c.id) ?? []) {
+      const vt = [...new Set(tokens(e.value).map((t) => t.toLowerCase()))];
+      if (vt.length === 0) continue;
+      const within = groups.filter((g) => vt.every((t) => g.has(t)));
+      if (within.length === 0) continue;
+      const exact = within.some((g) => g.size === vt.length);
+      const key = e.kind + "\u0000" + e.value;
+      let df = dfCache.get(key);
+      if (df === undefined) dfCache.set(key, df = entityDf(db, e.kind, e.value));
+      score += (exact ? EXACT_WEIGHT : COVERED_WEIGHT) * Math.log(1 + n / Math.max(1, df));
+      matched.push({ kind: e.kind, value: e.value });
+    }
+    matched.sort((x, y) =>
+      x.kind < y.kind
+        ? -1
+        : x.kind > y.kind
+        ? 1
+        : x.value < y.value
+        ? -1
+        : x.value > y.value
+        ? 1
+        : 0
+    );
+    return {
+      turn_id: c.id,
+      session_key: c.sessionKey,
+      project: c.project,
+      record_type: c.recordType,
+      ts: c.ts,
+      sidechain: c.sidechain,
+      relevance: c.relevance + score,
+      entity_score: score,
+      matched_on: matched,
+      excerpt: "",
+      candidate: c,
+    };
+  });
+  hits.sort(compareHits);
+  return hits.slice(0, a.limit);
+}
+
+/** The JSON form of a hit (without the internal candidate). */
+export function hitDoc(h: Hit, withMatched: boolean): Record<string, unknown> {
+  const d: Record<string, unknown> = {
+    turn_id: h.turn_id,
+    session_key: h.session_key,
+    project: h.project,
+    record_type: h.record_type,
+    ts: h.ts,
+    sidechain: h.sidechain,
+    relevance: h.relevance,
+    entity_score: h.entity_score,
+    excerpt: h.excerpt,
+  };
+  if (withMatched) d.matched_on = h.matched_on;
+  return d;
+}

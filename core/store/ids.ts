@@ -1,0 +1,10 @@
+/** Turn ids: `session_no << 24 | turn_seq`, computed without 32-bit bitwise overflow. */
+import { TURN_SEQ_SPAN } from "../constants.ts";
+
+export function turnId(sessionNo: number, turnSeq: number): number {
+  return sessionNo * TURN_SEQ_SPAN + turnSeq;
+}
+
+export function splitTurnId(id: number): { sessionNo: number; turnSeq: number } {
+  return { sessionNo: Math.floor(id / TURN_SEQ_SPAN), turnSeq: id % TURN_SEQ_SPAN };
+}

@@ -1,0 +1,116 @@
+/**
+ * The reads the hooks make. Kept apart from the block codec so a hook run never loads zstd:
+ * quotes come from `turn_text`, written at ingest for the turns a hook may quote.
+ */
+import type { Db } from "./db.ts";
+import { type Visibility, visibleWhere } from "./query.ts";
+import { turnId } from "./ids.ts";
+
+export interface BriefSession {
+  sessionNo: number;
+  sessionKey: string;
+  sessionId: string | null;
+  branch: string | null;
+  lastTurnAt: string | null;
+}
+
+/** The project's newest session that is not a subagent's and holds a turn. */
+export function newestSession(db: Db, vis: Visibility): BriefSession | null {
+  const w = visibleWhere(vis);
+  const r = db.prepare(
+    `SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
+       m.branch AS branch, m.last_turn_at AS lastTurnAt
+     FROM sessions s JOIN session_meta m ON m.session_no = s.session_no
+     WHERE ${w.sql} AND m.parent_session_key IS NULL AND m.turn_count > 0
+     ORDER BY m.last_turn_at IS NULL, m.last_turn_at DESC, s.session_no DESC LIMIT 1`,
+  ).get(...w.params) as BriefSession | undefined;
+  return r ?? null;
+}
+
+export interface Quote {
+  id: number;
+  text: string;
+}
+
+/** The last turn a person typed in a session, with its text. */
+export function lastTypedQuote(db: Db, sessionNo: number): Quote | null {
+  const r = db.prepare(
+    `SELECT t.id AS id, q.text AS text FROM turns t JOIN turn_text q ON q.turn_id = t.id
+     WHERE t.session_no = ? AND t.is_typed = 1 ORDER BY t.id DESC LIMIT 1`,
+  ).get(sessionNo) as Quote | undefined;
+  return r ?? null;
+}
+
+/** The last assistant turn that wrote an answer. */
+export function lastReplyQuote(db: Db, sessionNo: number): Quote | null {
+  const r = db.prepare(
+    `SELECT q.turn_id AS id, q.text AS text FROM turn_text q
+     WHERE q.turn_id >= ? AND q.turn_id < ? AND q.is_reply = 1 ORDER BY q.turn_id DESC LIMIT 1`,
+  ).get(turnId(sessionNo, 0), turnId(sessionNo + 1, 0)) as Quote | undefined;
+  return r ?? null;
+}
+
+export function projectTotals(db: Db, vis: Visibility): { sessions: number; turns: number } {
+  const w = visibleWhere(vis);
+  const r = db.prepare(
+    `SELECT count(*) AS sessions, COALESCE(sum(m.turn_count), 0) AS turns
+     FROM sessions s JOIN session_meta m ON m.session_no = s.session_no WHERE ${w.sql}`,
+  ).get(...w.params) as { sessions: number; turns: number };
+  return r;
+}
+
+export function quotesFor(db: Db, ids: number[]): Map<number, string> {
+  const out = new Map<number, string>();
+  if (!ids.length) return out;
+  const rows = db.prepare(
+    `SELECT turn_id AS id, text FROM turn_text WHERE turn_id IN (${ids.map(() => "?").join(",")})`,
+  ).all(...ids) as unknown as Quote[];
+  for (const r of rows) out.set(r.id, r.text);
+  return out;
+}
+
+/** The archived sessions carrying a Claude Code session id (a session and its sidecars). */
+export function sessionNosForId(db: Db, sessionId: string): number[] {
+  return (db.prepare("SELECT session_no AS n FROM session_meta WHERE session_id = ?").all(
+    sessionId,
+  ) as { n: number }[]).map((r) => r.n);
+}
+
+export interface Boundary {
+  turnId: number;
+  sessionNo: number;
+  preserved: string[] | null;
+}
+
+/** Compaction boundaries recorded for these sessions, newest last. */
+export function boundaries(db: Db, sessionNos: number[]): Boundary[] {
+  if (!sessionNos.length) return [];
+  const rows = db.prepare(
+    `SELECT turn_id AS turnId, session_no AS sessionNo, preserved FROM compaction_boundaries
+     WHERE session_no IN (${sessionNos.map(() => "?").join(",")}) ORDER BY turn_id`,
+  ).all(...sessionNos) as { turnId: number; sessionNo: number; preserved: string | null }[];
+  return rows.map((r) => {
+    let preserved: string[] | null = null;
+    if (r.preserved) {
+      try {
+        const v = JSON.parse(r.preserved);
+        if (Array.isArray(v)) preserved = v.filter((x) => typeof x === "string");
+      } catch { /* an unreadable list counts as absent */ }
+    }
+    return { turnId: r.turnId, sessionNo: r.sessionNo, preserved };
+  });
+}
+
+/** The turns a compaction dropped: before the boundary, and not among the preserved uuids. */
+export function droppedTurnIds(db: Db, b: Boundary): Set<number> {
+  const rows = db.prepare(
+    "SELECT id, uuid FROM turns WHERE session_no = ? AND id < ? ORDER BY id",
+  ).all(b.sessionNo, b.turnId) as { id: number; uuid: string | null }[];
+  const keep = new Set(b.preserved ?? []);
+  return new Set(rows.filter((r) => !r.uuid || !keep.has(r.uuid)).map((r) => r.id));
+}
+
+/** The highest turn id archived: the decision log's watermark for replay. */
+export function maxTurnId(db: Db): number {
+  return (db.prepare("SELECT COALESCE(max(id), 0) AS n FROM turns").get() as { n: number }).n;
+}

@@ -1,0 +1,308 @@
+/**
+ * `terminus hook <event>`: start a detached archive pass, read the event from stdin, then
+ * maybe hand Claude Code some text. Once the event is known this always exits 0; anything
+ * wrong is one line on stderr.
+ */
+import type { Context } from "../core/context.ts";
+import { HOOK_DEADLINE_MS, HOOK_STDIN_MAX_BYTES, HOOK_STDIN_WAIT_MS } from "../core/constants.ts";
+import { type Config, isExcluded, loadConfig } from "../core/config.ts";
+import { dataDir as resolveDataDir, storePath } from "../core/paths.ts";
+import { type Db, openRead } from "../core/store/db.ts";
+import { resolveScope } from "../core/recall/scope.ts";
+import { egress } from "../core/egress.ts";
+import { canonicalJson } from "../core/output.ts";
+import { buildBrief } from "../core/inject/brief.ts";
+import { recall } from "../core/inject/prompt.ts";
+import { spellings } from "../core/inject/spellings.ts";
+import { THRESHOLDS } from "../core/inject/thresholds.ts";
+import { type DecisionDoc, queueDecision } from "../core/inject/queue.ts";
+import { readState, safeSessionId, writeState } from "../core/inject/state.ts";
+import { boundaries, sessionNosForId } from "../core/store/inject_sql.ts";
+
+export const HOOK_EVENTS = [
+  "SessionStart",
+  "UserPromptSubmit",
+  "SessionEnd",
+  "PostCompact",
+] as const;
+export type HookEvent = typeof HOOK_EVENTS[number];
+
+export interface HookResult {
+  stdout: string | null;
+  stderr: string[];
+}
+
+type Payload = Record<string, unknown>;
+
+/** Starts `terminus ingest` in its own session and process group, so it outlives the hook. */
+export function spawnIngest(ctx: Context): void {
+  const [cmd, ...args] = ctx.self;
+  const child = new Deno.Command(cmd, {
+    args: [...args, "ingest"],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+}
+
+/** Reads at most 1 MiB, waiting at most 500 ms. */
+async function readStdin(): Promise<{ text: string | null; problem: string | null }> {
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  const deadline = Date.now() + HOOK_STDIN_WAIT_MS;
+  const buf = new Uint8Array(64 * 1024);
+  while (true) {
+    const left = deadline - Date.now();
+    if (left <= 0) {
+      return { text: null, problem: `no complete event on stdin within ${HOOK_STDIN_WAIT_MS} ms` };
+    }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const n = await Promise.race([
+      Deno.stdin.read(buf),
+      new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), left))),
+    ]);
+    clearTimeout(timer);
+    if (n === "timeout") {
+      return { text: null, problem: `no complete event on stdin within ${HOOK_STDIN_WAIT_MS} ms` };
+    }
+    if (n === null) break;
+    total += n;
+    if (total > HOOK_STDIN_MAX_BYTES) {
+      return { text: null, problem: `the event on stdin is over ${HOOK_STDIN_MAX_BYTES} bytes` };
+    }
+    chunks.push(buf.slice(0, n));
+  }
+  const all = new Uint8Array(total);
+  let o = 0;
+  for (const c of chunks) {
+    all.set(c, o);
+    o += c.length;
+  }
+  return { text: new TextDecoder().decode(all), problem: null };
+}
+
+function output(event: HookEvent, text: string): string {
+  return canonicalJson({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) +
+    "\n";
+}
+
+const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+
+export async function runHook(event: HookEvent, ctx: Context): Promise<HookResult> {
+  const res: HookResult = { stdout: null, stderr: [] };
+  try {
+    spawnIngest(ctx);
+  } catch (e) {
+    res.stderr.push(
+      `terminus hook: the archive pass could not be started: ${(e as Error).message}`,
+    );
+  }
+  const input = await readStdin();
+  if (input.problem) {
+    res.stderr.push(`terminus hook ${event}: ${input.problem}`);
+    return res;
+  }
+  let payload: Payload = {};
+  if (input.text && input.text.trim() !== "") {
+    try {
+      const v = JSON.parse(input.text);
+      if (v && typeof v === "object" && !Array.isArray(v)) payload = v as Payload;
+      else throw new Error("not a JSON object");
+    } catch (e) {
+      res.stderr.push(
+        `terminus hook ${event}: the event on stdin is not a JSON object (${(e as Error).message})`,
+      );
+      return res;
+    }
+  }
+  const started = performance.now();
+  const late = () => performance.now() - started > HOOK_DEADLINE_MS;
+  try {
+    const cfg = loadConfig(ctx.env);
+    const dataDir = resolveDataDir(ctx.env);
+    const h = new Handler(event, payload, cfg, dataDir, late);
+    const text = h.run();
+    if (text !== null && !late()) res.stdout = output(event, text);
+    else if (text !== null) {
+      res.stderr.push(
+        `terminus hook ${event}: past the ${HOOK_DEADLINE_MS} ms deadline; nothing handed over`,
+      );
+    }
+  } catch (e) {
+    res.stderr.push(`terminus hook ${event}: ${(e as Error).message.split("\n")[0]}`);
+  }
+  return res;
+}
+
+class Handler {
+  sessionId: string | null;
+  cwd: string | null;
+  #db: Db | null | undefined;
+
+  constructor(
+    readonly event: HookEvent,
+    readonly payload: Payload,
+    readonly cfg: Config,
+    readonly dataDir: string,
+    readonly late: () => boolean,
+  ) {
+    this.sessionId = safeSessionId(payload.session_id);
+    this.cwd = str(payload.cwd);
+  }
+
+  /** The store, opened read-only at most once; null when there is none. */
+  db(): Db | null {
+    if (this.#db === undefined) {
+      const o = openRead(storePath(this.dataDir));
+      this.#db = o ? o.db : null;
+    }
+    return this.#db;
+  }
+
+  run(): string | null {
+    try {
+      switch (this.event) {
+        case "SessionStart":
+          return this.sessionStart();
+        case "UserPromptSubmit":
+          return this.prompt();
+        case "PostCompact":
+          this.oweCompaction();
+          return null;
+        default:
+          return null; // SessionEnd hands over nothing
+      }
+    } finally {
+      this.#db?.close();
+    }
+  }
+
+  oweCompaction(): void {
+    if (!this.sessionId) return;
+    const st = readState(this.dataDir, this.sessionId);
+    if (st.compaction_owed) return;
+    const db = this.db();
+    const known = db ? boundaries(db, sessionNosForId(db, this.sessionId)).length : 0;
+    st.compaction_owed = { known_boundaries: known };
+    writeState(this.dataDir, this.sessionId, st);
+  }
+
+  sessionStart(): string | null {
+    if (str(this.payload.source) === "compact") this.oweCompaction();
+    if (!this.cwd || isExcluded(this.cfg, this.cwd)) return null;
+    const db = this.db();
+    if (!db) return null;
+    const scope = resolveScope(db, this.cfg, this.cwd, undefined);
+    if (this.sessionId) {
+      const st = readState(this.dataDir, this.sessionId);
+      if (st.start_project === null) {
+        st.start_project = scope.ok ? scope.vis.project : this.cwd;
+        writeState(this.dataDir, this.sessionId, st);
+      }
+    }
+    if (!scope.ok || scope.vis.project === null) return null;
+    const brief = buildBrief(
+      db,
+      { ...scope.vis, project: scope.vis.project },
+      this.cfg.injection.briefChars,
+      egress(this.cfg.privacy.redactRecall),
+    );
+    if (!brief) return null;
+    if (this.sessionId && brief.quoted.length) {
+      const st = readState(this.dataDir, this.sessionId);
+      st.brief_quoted = [...new Set([...st.brief_quoted, ...brief.quoted])];
+      writeState(this.dataDir, this.sessionId, st);
+    }
+    return brief.text;
+  }
+
+  prompt(): string | null {
+    const prompt = typeof this.payload.prompt === "string" ? this.payload.prompt : "";
+    const st = this.sessionId ? readState(this.dataDir, this.sessionId) : null;
+    // An excluded project's prompts are neither answered nor logged, even after a cd.
+    if (isExcluded(this.cfg, this.cwd) || isExcluded(this.cfg, st?.start_project)) return null;
+    const names = spellings(prompt, this.cwd, THRESHOLDS.max_candidates);
+    const doc: DecisionDoc = {
+      session_id: this.sessionId,
+      at: new Date().toISOString(),
+      cwd: this.cwd,
+      project: null,
+      prompt,
+      spellings: names,
+      candidates: [],
+      injected: [],
+      suppressed: [],
+      compacted: false,
+      dropped: 0,
+      thresholds: { ...THRESHOLDS },
+      watermark: 0,
+      note: null,
+    };
+    let text: string | null = null;
+    try {
+      if (names.length === 0) doc.note = "the prompt names no path or identifier";
+      else text = this.recall(doc, names, st);
+    } finally {
+      if (this.late() && text !== null) {
+        doc.note = "past the deadline: nothing handed over";
+        doc.injected = [];
+        text = null;
+      }
+      queueDecision(this.dataDir, doc);
+      if (text !== null && this.sessionId && st) {
+        st.injected = [...new Set([...st.injected, ...doc.injected.map((i) => i.id)])];
+        writeState(this.dataDir, this.sessionId, st);
+      }
+    }
+    return text;
+  }
+
+  recall(
+    doc: DecisionDoc,
+    names: string[],
+    st: ReturnType<typeof readState> | null,
+  ): string | null {
+    if (!this.cwd) {
+      doc.note = "the event names no working directory";
+      return null;
+    }
+    const db = this.db();
+    if (!db) {
+      doc.note = "no store yet";
+      return null;
+    }
+    const scope = resolveScope(db, this.cfg, this.cwd, undefined);
+    if (!scope.ok) {
+      doc.note = scope.reason;
+      return null;
+    }
+    doc.project = scope.vis.project;
+    const suppress = new Map<number, string>();
+    for (const id of st?.injected ?? []) suppress.set(id, "already handed over in this session");
+    for (const id of st?.brief_quoted ?? []) suppress.set(id, "quoted by the brief");
+    const r = recall({
+      db,
+      vis: scope.vis,
+      sessionId: this.sessionId,
+      spellings: names,
+      thresholds: THRESHOLDS,
+      suppress,
+      owedKnown: st?.compaction_owed ? st.compaction_owed.known_boundaries : null,
+      promptChars: this.cfg.injection.promptChars,
+      filter: egress(this.cfg.privacy.redactRecall),
+    });
+    doc.candidates = r.selection.candidates;
+    doc.suppressed = r.selection.suppressed;
+    doc.injected = r.injected;
+    doc.compacted = r.compacted;
+    doc.dropped = r.dropped;
+    doc.watermark = r.watermark;
+    if (r.compacted && st && this.sessionId) {
+      st.compaction_owed = null; // the wider look is spent on this one prompt
+      writeState(this.dataDir, this.sessionId, st);
+    }
+    return r.text;
+  }
+}
