@@ -18,14 +18,19 @@ const e = (name: string, summary: string, load: () => Promise<{ command: Command
 
 /** Sorted by name; a test holds it to that. Literal imports keep `deno compile` able to see them. */
 export const REGISTRY: readonly Entry[] = [
+  e("compact", "give back the disk space retention freed", () => import("./compact.ts")),
+  e("export", "write every visible session out as .jsonl files", () => import("./export.ts")),
   e("hook", "run by Claude Code on its hook events", () => import("./hook.ts")),
   e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),
+  e("mcp", "the MCP server Claude Code starts", () => import("./mcp.ts")),
   e("observations", "mechanical facts of closed sessions", () => import("./observations.ts")),
   e("reindex", "rebuild the search index from the blocks", () => import("./reindex.ts")),
+  e("retention", "what the [retention] rule would act on next", () => import("./retention.ts")),
   e("search", "find past turns by words, paths, errors, names", () => import("./search.ts")),
   e("sessions", "list the archived sessions of a project", () => import("./sessions.ts")),
   e("show", "print the archived record behind turn ids", () => import("./show.ts")),
   e("status", "the store and the last archive pass", () => import("./status.ts")),
+  e("usage", "where the bytes went: by project, month and table", () => import("./usage.ts")),
   e("verify", "check every archived block against its hash", () => import("./verify.ts")),
 ];
 

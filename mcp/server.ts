@@ -1,0 +1,224 @@
+/**
+ * `terminus mcp`: the MCP stdio server and its three read-only recall tools. Arguments are
+ * validated by the tools themselves so every answer keeps the documented shape; only an
+ * unknown tool is a JSON-RPC error. `resultType` and the serverInfo `_meta` go on every
+ * result this server sends.
+ */
+import { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import {
+  type CallToolRequest,
+  CallToolRequestSchema,
+  ErrorCode,
+  ListToolsRequestSchema,
+  McpError,
+} from "@modelcontextprotocol/sdk/types.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+import process from "node:process";
+import { VERSION } from "../core/constants.ts";
+import { loadConfig } from "../core/config.ts";
+import { dataDir, type Env, storePath } from "../core/paths.ts";
+import { canonicalJson } from "../core/output.ts";
+import {
+  recallContext,
+  recallGet,
+  recallSearch,
+  type ToolAnswer,
+  type ToolEnv,
+} from "../core/recall/tools.ts";
+import { CONTEXT_MAX, GET_MAX_IDS, SEARCH_LIMIT_MAX } from "../core/constants.ts";
+
+export const SERVER_INFO = { name: "terminus", version: VERSION };
+const META = { "io.modelcontextprotocol/serverInfo": SERVER_INFO };
+
+const ANNOTATIONS = {
+  readOnlyHint: true,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: false,
+};
+
+const project = {
+  type: "string",
+  description:
+    "A path inside the project to answer about, or * for every project; default: this session's project",
+};
+
+export const TOOLS = [
+  {
+    name: "recall_search",
+    description:
+      "Search this project's archived Claude Code turns by words, paths, errors or identifiers; returns ranked hits with turn ids and short excerpts.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        query: { type: "string", description: "Words to find; every word must match" },
+        project,
+        paths: {
+          type: "array",
+          items: { type: "string" },
+          maxItems: GET_MAX_IDS,
+          description: "Only turns whose tool fields name one of these paths exactly",
+        },
+        tool: {
+          type: "string",
+          description: "Only turns that called this tool, such as Bash or Read",
+        },
+        kind: {
+          type: "string",
+          description: "Only turns of this record type: user, assistant, system or attachment",
+        },
+        since: { type: "string", description: "UTC time, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ" },
+        until: { type: "string", description: "UTC time, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ" },
+        limit: {
+          type: "integer",
+          minimum: 1,
+          description: `How many hits, default 10, at most ${SEARCH_LIMIT_MAX}`,
+        },
+      },
+      required: ["query"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Search the Terminus archive", ...ANNOTATIONS },
+  },
+  {
+    name: "recall_context",
+    description:
+      "Return the turns before and after one archived turn id, with short excerpts, stopping at its session's ends.",
+    inputSchema: {
+      type: "object",
+      properties: {
+        turn_id: { type: "integer", minimum: 0, description: "A turn id from recall_search" },
+        before: {
+          type: "integer",
+          minimum: 0,
+          description: `Turns before, default 5, at most ${CONTEXT_MAX}`,
+        },
+        after: {
+          type: "integer",
+          minimum: 0,
+          description: `Turns after, default 5, at most ${CONTEXT_MAX}`,
+        },
+        project,
+      },
+      required: ["turn_id"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Read around an archived turn", ...ANNOTATIONS },
+  },
+  {
+    name: "recall_get",
+    description:
+      `Return the full archived record of up to ${GET_MAX_IDS} turn ids, exactly as Claude Code wrote it.`,
+    inputSchema: {
+      type: "object",
+      properties: {
+        turn_ids: {
+          type: "array",
+          items: { type: "integer" },
+          minItems: 1,
+          description: `Up to ${GET_MAX_IDS} turn ids`,
+        },
+        project,
+      },
+      required: ["turn_ids"],
+      additionalProperties: false,
+    },
+    annotations: { title: "Read archived turns in full", ...ANNOTATIONS },
+  },
+];
+
+const HANDLERS: Record<string, (env: () => ToolEnv, args: unknown) => Promise<ToolAnswer>> = {
+  recall_search: recallSearch,
+  recall_context: recallContext,
+  recall_get: recallGet,
+};
+
+function toolEnv(env: Env, cwd: () => string): ToolEnv {
+  let dir: string | null;
+  try {
+    dir = cwd();
+  } catch {
+    dir = null;
+  }
+  // Config is read on every call, so an edit takes effect without a restart.
+  return { cfg: loadConfig(env), store: storePath(dataDir(env)), cwd: dir };
+}
+
+export function createServer(env: Env, cwd: () => string = () => Deno.cwd()): Server {
+  const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: TOOLS }));
+  server.setRequestHandler(CallToolRequestSchema, async (req: CallToolRequest) => {
+    const handler = HANDLERS[req.params.name];
+    if (!handler) throw new McpError(ErrorCode.InvalidParams, `unknown tool: ${req.params.name}`);
+    const a = await handler(() => toolEnv(env, cwd), req.params.arguments ?? {});
+    return { content: [{ type: "text" as const, text: canonicalJson(a.doc) }], isError: a.misuse };
+  });
+  return server;
+}
+
+/** Puts `resultType` and the serverInfo `_meta` on every result the server sends. */
+export function stampResults(t: Transport): Transport {
+  const send = t.send.bind(t);
+  t.send = (msg: JSONRPCMessage, opts?: Parameters<Transport["send"]>[1]) => {
+    if ("result" in msg && msg.result && typeof msg.result === "object") {
+      const r = msg.result as Record<string, unknown>;
+      r.resultType ??= "complete";
+      r._meta = { ...(r._meta as Record<string, unknown> | undefined), ...META };
+    }
+    return send(msg, opts);
+  };
+  return t;
+}
+
+/**
+ * The SDK rejects a tools/call whose arguments are not an object as a protocol error; the
+ * contract makes that a tool result with isError, so such a call is answered here.
+ */
+export function answerNonObjectArguments(
+  t: Transport,
+  env: Env,
+  cwd: () => string = () => Deno.cwd(),
+): void {
+  const inner = t.onmessage;
+  t.onmessage = (
+    msg: JSONRPCMessage,
+    extra?: Parameters<NonNullable<Transport["onmessage"]>>[1],
+  ) => {
+    const m = msg as {
+      method?: string;
+      id?: string | number;
+      params?: { name?: unknown; arguments?: unknown };
+    };
+    const args = m.params?.arguments;
+    const handler = typeof m.params?.name === "string" ? HANDLERS[m.params.name] : undefined;
+    if (
+      m.method === "tools/call" && m.id !== undefined && handler && args !== undefined &&
+      (args === null || typeof args !== "object" || Array.isArray(args))
+    ) {
+      void handler(() => toolEnv(env, cwd), args).then((a) =>
+        t.send({
+          jsonrpc: "2.0",
+          id: m.id!,
+          result: { content: [{ type: "text", text: canonicalJson(a.doc) }], isError: a.misuse },
+        })
+      );
+      return;
+    }
+    inner?.(msg, extra);
+  };
+}
+
+/** Serves on stdio until Claude Code closes stdin. */
+export async function serveStdio(env: Env): Promise<void> {
+  const server = createServer(env);
+  const transport = stampResults(new StdioServerTransport());
+  const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
+  await server.connect(transport);
+  answerNonObjectArguments(transport, env);
+  // The SDK's stdio transport does not notice stdin ending; Claude Code closing it is our cue.
+  process.stdin.once("end", () => void server.close());
+  process.stdin.once("close", () => void server.close());
+  await closed;
+}
