@@ -1,15 +1,43 @@
 /**
- * The whole-tree pass: the archive pass, then the steps that follow closing — observing
- * closed sessions (retention and snapshots join here).
+ * The whole-tree pass: the archive pass, then the steps that follow closing, in order —
+ * draining and labelling the injection log,
+ * observing closed sessions, applying the [retention] rule, and taking a snapshot when due.
  */
 import { type PassInput, type PassResult, runPass } from "./pass.ts";
 import { observeClosed } from "../observe/step.ts";
+import { drainQueue, labelClosed } from "../feedback/drain.ts";
+import { applyRetention } from "../retention/apply.ts";
+import { pruneSnapshots, snapshotDue, takeSnapshot } from "../store/snapshot.ts";
 
 export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Promise<PassResult> {
   return runPass({
     ...input,
     afterClose(db, c) {
+      try {
+        c.notes.push(...drainQueue(db, input.cfg, input.dataDir));
+        c.notes.push(...labelClosed(db));
+      } catch (e) {
+        c.errors.push(`the injection log could not be updated: ${(e as Error).message}`);
+      }
       c.notes.push(...observeClosed(db, c.now));
+      // each step stands alone: one that fails is named and the next still runs
+      try {
+        const r = applyRetention(db, input.cfg, c.now);
+        c.notes.push(...r.notes);
+        c.errors.push(...r.errors);
+      } catch (e) {
+        c.errors.push(`retention could not run: ${(e as Error).message}`);
+      }
+      const snap = input.cfg.snapshot;
+      if (!snap.enabled) return;
+      try {
+        if (!snapshotDue(input.dataDir, snap.intervalHours, c.now)) return;
+        c.notes.push(`snapshot taken: ${takeSnapshot(db, input.dataDir, c.now)}`);
+        const pruned = pruneSnapshots(input.dataDir, snap.keep);
+        if (pruned > 0) c.notes.push(`${pruned} snapshot(s) past keep = ${snap.keep} deleted`);
+      } catch (e) {
+        c.errors.push(`the snapshot could not be taken: ${(e as Error).message}`);
+      }
     },
   });
 }

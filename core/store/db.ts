@@ -67,6 +67,10 @@ CREATE TABLE IF NOT EXISTS decisions (
   project TEXT,
   at TEXT,
   compacted INTEGER,
+  injected_turns INTEGER NOT NULL DEFAULT 0,
+  chars_injected INTEGER NOT NULL DEFAULT 0,
+  labelled INTEGER NOT NULL DEFAULT 0,
+  queue_name TEXT UNIQUE,
   doc TEXT NOT NULL
 );
 CREATE TABLE IF NOT EXISTS labels (
@@ -213,8 +217,15 @@ export function openRead(path: string): OpenRead | null {
   }
   const format = readFormat(db);
   if (!format) {
+    // a file SQLite cannot read at all says so, rather than passing for someone else's store
+    let detail = "is not a Terminus store (no archive format recorded)";
+    try {
+      db.prepare("SELECT count(*) FROM sqlite_master").get();
+    } catch (e) {
+      detail = `cannot be opened: ${(e as Error).message}`;
+    }
     db.close();
-    throw new StoreError(`${path} is not a Terminus store (no archive format recorded)`);
+    throw new StoreError(`${path} ${detail}`);
   }
   if (format.archiveFormat < ARCHIVE_FORMAT) {
     db.close();
@@ -251,23 +262,23 @@ export function openWrite(path: string): OpenWrite {
     Deno.openSync(path, { create: true, write: true, mode: FILE_MODE }).close();
     created = true;
   }
-  let db: Db;
+  let db: Db | undefined;
+  let format: StoreFormat | null;
+  let hasTables = 0;
   try {
     db = new DatabaseSync(path);
     pragmas(db, BUSY_TIMEOUT_WRITE_MS);
-    db.exec("PRAGMA journal_mode = WAL");
-    db.exec("PRAGMA synchronous = NORMAL");
+    format = readFormat(db);
+    if (!format) {
+      hasTables = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n;
+    }
   } catch (e) {
+    db?.close();
     throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
   }
-  let format = readFormat(db);
-  if (!format) {
-    const hasTables = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number })
-      .n;
-    if (hasTables > 0) {
-      db.close();
-      throw new StoreError(`${path} is not a Terminus store (no archive format recorded)`);
-    }
+  if (!format && hasTables > 0) {
+    db.close();
+    throw new StoreError(`${path} is not a Terminus store (no archive format recorded)`);
   }
   if (format && format.archiveFormat < ARCHIVE_FORMAT) {
     db.close();
@@ -276,6 +287,15 @@ export function openWrite(path: string): OpenWrite {
   if (format && format.archiveFormat > ARCHIVE_FORMAT) {
     db.close();
     throw new StoreError(newerArchiveMessage(path, format.archiveFormat));
+  }
+  // WAL only once the file is known to be ours or empty: the switch rewrites the header,
+  // and a file that is refused must be left byte for byte as it was.
+  try {
+    db.exec("PRAGMA journal_mode = WAL");
+    db.exec("PRAGMA synchronous = NORMAL");
+  } catch (e) {
+    db.close();
+    throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
   }
   let derivedStale = false;
   try {
