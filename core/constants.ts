@@ -70,3 +70,10 @@ export const FILE_MODE = 0o600;
 
 /** The most entries one observation list keeps; a cut list is named under `truncated`. */
 export const OBSERVATION_LIST_MAX = 100;
+
+/** Ages and intervals in the config are whole days and hours. */
+export const DAY_MS = 24 * 60 * 60 * 1000;
+export const HOUR_MS = 60 * 60 * 1000;
+
+/** SQLite's lock page holds the byte at this offset; it is never used, so dbstat never lists it. */
+export const SQLITE_LOCK_BYTE_OFFSET = 0x40000000;

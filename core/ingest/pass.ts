@@ -109,6 +109,8 @@ class Pass {
     if (state && isExcluded(cfg, state.project)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
+    // an evicted session's stream is gone: new bytes would be appended after missing ones
+    if (state?.evicted) return { committed: false, bytesRead: 0, turnsAdded: 0 };
     const size = Deno.statSync(found.path).size;
     const offset = state?.offset ?? 0;
     if (state?.diverged) return { committed: false, bytesRead: 0, turnsAdded: 0 };

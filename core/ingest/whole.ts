@@ -12,7 +12,7 @@ import { pruneSnapshots, snapshotDue, takeSnapshot } from "../store/snapshot.ts"
 export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Promise<PassResult> {
   return runPass({
     ...input,
-    afterClose(db, c) {
+    async afterClose(db, c) {
       try {
         c.notes.push(...drainQueue(db, input.cfg, input.dataDir));
         c.notes.push(...labelClosed(db));
@@ -32,7 +32,7 @@ export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Pro
       if (!snap.enabled) return;
       try {
         if (!snapshotDue(input.dataDir, snap.intervalHours, c.now)) return;
-        c.notes.push(`snapshot taken: ${takeSnapshot(db, input.dataDir, c.now)}`);
+        c.notes.push(`snapshot taken: ${await takeSnapshot(db, input.dataDir, c.now)}`);
         const pruned = pruneSnapshots(input.dataDir, snap.keep);
         if (pruned > 0) c.notes.push(`${pruned} snapshot(s) past keep = ${snap.keep} deleted`);
       } catch (e) {

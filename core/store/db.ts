@@ -291,6 +291,9 @@ export function openWrite(path: string): OpenWrite {
   // WAL only once the file is known to be ours or empty: the switch rewrites the header,
   // and a file that is refused must be left byte for byte as it was.
   try {
+    // a new store frees pages by incremental_vacuum (terminus compact): VACUUM attaches a
+    // database, which node:sqlite refuses without --allow-all; settable only before any table
+    if (!format && hasTables === 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
   } catch (e) {

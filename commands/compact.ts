@@ -1,0 +1,87 @@
+/** terminus compact: give the store's free pages back to the filesystem, then empty the WAL. */
+import { existsSync } from "node:fs";
+import type { Command } from "./types.ts";
+import { humanBytes, outcome, row } from "../core/output.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { openRead } from "../core/store/db.ts";
+import { type FileSizes, fileSizes } from "../core/store/inspect.ts";
+import { compactStore } from "../core/store/maintenance.ts";
+import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+
+const zero = (): FileSizes => ({ db: 0, wal: 0, shm: 0, total: 0 });
+const empty = () => ({ before: zero(), after: zero(), reclaimed_bytes: 0 });
+
+function doc(before: FileSizes, after: FileSizes) {
+  return { before, after, reclaimed_bytes: before.total - after.total };
+}
+
+function human(before: FileSizes, after: FileSizes): string {
+  const line = (s: FileSizes) =>
+    `${humanBytes(s.total)}: db ${s.db}, wal ${s.wal}, shm ${s.shm} byte(s)`;
+  return [
+    row("before", line(before)),
+    row("after", line(after)),
+    row("reclaimed", `${before.total - after.total} byte(s)`),
+  ].join("\n") + "\n";
+}
+
+export const command: Command = {
+  name: "compact",
+  usage: "terminus compact [--json]",
+  options: {},
+  positionals: false,
+  json: true,
+  empty,
+  run(ctx) {
+    const r = resolveAll(ctx);
+    // checked before the lock, which would create the data directory
+    if (!existsSync(r.store)) {
+      return Promise.resolve(outcome("compact", empty(), {
+        reason: `no store yet at ${r.store}; there is nothing to reclaim`,
+      }));
+    }
+    const ro = openRead(r.store); // refuses a file that is not a store this build reads
+    if (!ro) {
+      return Promise.resolve(outcome("compact", empty(), {
+        reason: `no store yet at ${r.store}; there is nothing to reclaim`,
+      }));
+    }
+    let lock;
+    try {
+      lock = tryIngestLock(r.dataDir);
+      if (!lock) {
+        // nothing moved: one measurement, with a connection open, stands for both
+        const sizes = fileSizes(r.store);
+        return Promise.resolve(outcome("compact", doc(sizes, sizes), {
+          ok: false,
+          reason: `${lockHeldMessage(r.dataDir)}; a pass is running, so nothing was compacted`,
+          human: [human(sizes, sizes)],
+          warnings: ro.warnings,
+        }));
+      }
+    } finally {
+      ro.db.close();
+    }
+    try {
+      const c = compactStore(r.store);
+      const warnings = [...ro.warnings];
+      if (c.checkpointBusy) {
+        warnings.push(
+          "a reader held the write-ahead log, so it could not be emptied to the end",
+        );
+      }
+      // a compaction asked for and not done is a failure, with what was measured as evidence
+      const stranded = c.stranded > 0;
+      return Promise.resolve(outcome("compact", doc(c.before, c.after), {
+        ok: !stranded,
+        reason: stranded
+          ? `${r.store} was made without incremental vacuum, so its ${c.stranded} free page(s) cannot be given back: VACUUM needs permissions Terminus never runs with`
+          : null,
+        human: [human(c.before, c.after)],
+        warnings,
+      }));
+    } finally {
+      lock.release();
+    }
+  },
+};

@@ -1,0 +1,77 @@
+/** terminus export <dir>: every visible session as its archived .jsonl, plus manifest.json. */
+import { resolve } from "node:path";
+import type { Command } from "./types.ts";
+import { humanBytes, outcome, row } from "../core/output.ts";
+import { UsageError } from "../core/errors.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { openRead } from "../core/store/db.ts";
+import { initCodec } from "../core/store/codec.ts";
+import { destinationRefusal, EXPORT_NOTICE, exportStore } from "../core/export/export.ts";
+
+const empty = (destination: string | null) => ({
+  destination,
+  manifest: null,
+  sessions: 0,
+  turns: 0,
+  evicted: 0,
+  bytes: 0,
+  notice: EXPORT_NOTICE,
+});
+
+export const command: Command = {
+  name: "export",
+  usage: "terminus export <dir> [--json]",
+  options: {},
+  positionals: true,
+  json: true,
+  empty: (a) => empty(a.positionals[0] ?? null),
+  async run(ctx, a) {
+    // there is no default place to put an unredacted copy of every transcript
+    if (a.positionals.length === 0) throw new UsageError("export needs a destination <dir>");
+    if (a.positionals.length > 1) throw new UsageError("export takes one destination <dir>");
+    const dest = resolve(ctx.cwd, a.positionals[0]);
+    try {
+      const refusal = destinationRefusal(dest);
+      if (refusal) return outcome("export", empty(dest), { ok: false, reason: refusal });
+      const r = resolveAll(ctx);
+      const opened = openRead(r.store);
+      if (!opened) {
+        return outcome("export", empty(dest), {
+          reason: `no store yet at ${r.store}; there is nothing to export, and nothing was written`,
+        });
+      }
+      const { db, warnings } = opened;
+      try {
+        await initCodec();
+        const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest);
+        const failed = res.failed.length > 0;
+        return outcome("export", {
+          destination: dest,
+          manifest: res.manifest,
+          sessions: res.sessions,
+          turns: res.turns,
+          evicted: res.evicted,
+          bytes: res.bytes,
+          notice: EXPORT_NOTICE,
+        }, {
+          ok: !failed,
+          reason: failed ? `${res.failed.length} session(s) could not be exported` : null,
+          human: [[row("destination", dest), row("manifest", res.manifest)].join("\n") + "\n"],
+          warnings: [...warnings, ...res.failed],
+          // the notice goes ahead of the counts, so it is read before anything else
+          counts: [
+            EXPORT_NOTICE,
+            `${res.sessions} session(s), ${res.turns} turn(s), ${res.evicted} evicted, ${
+              humanBytes(res.bytes)
+            } written`,
+          ],
+        });
+      } finally {
+        db.close();
+      }
+    } catch (e) {
+      // the failure document echoes the destination as resolved, like every other answer
+      return outcome("export", empty(dest), { ok: false, reason: (e as Error).message });
+    }
+  },
+};
