@@ -73,14 +73,26 @@ async function readStdin(): Promise<{ text: string | null; problem: string | nul
       return { text: null, problem: `the event on stdin is over ${HOOK_STDIN_MAX_BYTES} bytes` };
     }
     chunks.push(buf.slice(0, n));
+    // A caller that leaves stdin open still gets an answer as soon as the object is whole.
+    if (buf[n - 1] === 0x7d /* } */ || buf[n - 1] === 0x0a) {
+      const text = new TextDecoder().decode(concat(chunks, total));
+      try {
+        JSON.parse(text);
+        return { text, problem: null };
+      } catch { /* not whole yet */ }
+    }
   }
+  return { text: new TextDecoder().decode(concat(chunks, total)), problem: null };
+}
+
+function concat(chunks: Uint8Array[], total: number): Uint8Array {
   const all = new Uint8Array(total);
   let o = 0;
   for (const c of chunks) {
     all.set(c, o);
     o += c.length;
   }
-  return { text: new TextDecoder().decode(all), problem: null };
+  return all;
 }
 
 function output(event: HookEvent, text: string): string {
