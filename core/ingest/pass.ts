@@ -159,7 +159,8 @@ class Pass {
         const b = str(rec.gitBranch);
         if (b) branch = b;
         const snake = str(rec.session_id);
-        if (snake && !foreign) foreign = snake;
+        // the file's own id in snake_case is no continuation: keep looking past it
+        if (snake && !foreign && snake !== (sessionId ?? recordSessionId)) foreign = snake;
         if (isTurn(rec)) {
           const ts = str(rec.timestamp);
           if (!firstTurnAt) firstTurnAt = ts;
@@ -312,7 +313,10 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   let files: Found[];
   let excludedCount = 0;
   if (input.only) {
-    files = [{ path: input.only, projectFolder: dirname(input.only) }];
+    // the project folder comes from the path's shape, so a sidecar below an excluded
+    // project's folder is skipped before it is opened, as the whole-tree pass skips it
+    const folder = keyFor(input.only).projectFolder ?? dirname(input.only);
+    files = [{ path: input.only, projectFolder: folder }];
   } else {
     const d = discover(input.roots, input.cfg.exclude);
     files = d.files;

@@ -219,12 +219,16 @@ export function openRead(path: string): OpenRead | null {
   if (!format) {
     // a file SQLite cannot read at all says so, rather than passing for someone else's store
     let detail = "is not a Terminus store (no archive format recorded)";
+    let tables = 1;
     try {
-      db.prepare("SELECT count(*) FROM sqlite_master").get();
+      tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n;
     } catch (e) {
       detail = `cannot be opened: ${(e as Error).message}`;
     }
     db.close();
+    // an empty file, as a first pass killed before its first commit leaves, is no store yet:
+    // the next pass adopts it the same way
+    if (tables === 0) return null;
     throw new StoreError(`${path} ${detail}`);
   }
   if (format.archiveFormat < ARCHIVE_FORMAT) {

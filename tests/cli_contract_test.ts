@@ -1,0 +1,214 @@
+/**
+ * The CLI contract, one test per property across every command: usage and version, misuse,
+ * the --json envelope, no-store answers, and which stream gets what. A command added later
+ * is one line in COMMANDS.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import {
+  type CliResult,
+  exists,
+  fixture,
+  parseEnvelope,
+  REPO_DIR,
+  runCli,
+  type Sandbox,
+  sandbox,
+  writeTranscript,
+} from "./helpers.ts";
+import { VERSION } from "../core/constants.ts";
+
+interface CommandSpec {
+  name: string;
+  /** Whether the command takes --json. */
+  json: boolean;
+  /** The no-store document's data, for a command that has one. */
+  noStore?: Record<string, unknown>;
+}
+
+const COMMANDS: CommandSpec[] = [
+  { name: "ingest", json: false },
+  {
+    name: "status",
+    json: true,
+    noStore: {
+      excluded: null,
+      last_run: null,
+      sessions: 0,
+      size_bytes: 0,
+      store: null,
+      turns: 0,
+      watermark_bytes: 0,
+      watermarks: 0,
+    },
+  },
+  { name: "verify", json: true, noStore: { checked: 0, failures: [] } },
+];
+const JSON_COMMANDS = COMMANDS.filter((c) => c.json);
+
+const ALPHA = "/nonexistent/terminus-fixtures/alpha";
+const ID1 = "11111111-1111-4111-8111-111111111111";
+
+/** A sandbox whose store holds one archived session. */
+async function populated(): Promise<Sandbox> {
+  const sb = await sandbox();
+  await writeTranscript(sb.claude, ALPHA, `${ID1}.jsonl`, await fixture("every_record.jsonl"));
+  const r = await runCli(sb, ["ingest"]);
+  assert.equal(r.code, 0, r.err);
+  return sb;
+}
+
+function assertMisuse(r: CliResult, what: string) {
+  assert.equal(r.code, 2, `${what}: exit 2 (stderr: ${r.err})`);
+  assert.equal(r.stdout.length, 0, `${what}: nothing on stdout`);
+  assert.match(r.err, /^terminus: /, `${what}: the error comes first`);
+  assert.match(r.err, /usage: terminus/, `${what}: then the usage text`);
+}
+
+Deno.test("terminus, --help and -h print the usage text on stdout and exit 0", async () => {
+  await using sb = await sandbox();
+  const outs: string[] = [];
+  for (const args of [[], ["--help"], ["-h"]]) {
+    const r = await runCli(sb, args);
+    assert.equal(r.code, 0, `terminus ${args.join(" ")}`);
+    assert.equal(r.err, "", "nothing on stderr");
+    assert.match(r.out, /^usage: terminus /);
+    for (const c of COMMANDS) {
+      assert.match(r.out, new RegExp(`^  ${c.name} `, "m"), `lists ${c.name}`);
+    }
+    outs.push(r.out);
+  }
+  assert.equal(outs[1], outs[0]);
+  assert.equal(outs[2], outs[0]);
+  assert.equal(await exists(sb.data), false, "usage touches no data directory");
+});
+
+Deno.test("--version and -V print the version on stdout and exit 0", async () => {
+  await using sb = await sandbox();
+  const manifest = JSON.parse(await Deno.readTextFile(join(REPO_DIR, "deno.json")));
+  assert.equal(manifest.version, VERSION, "deno.json and the binary agree on the version");
+  for (const flag of ["--version", "-V"]) {
+    const r = await runCli(sb, [flag]);
+    assert.equal(r.code, 0);
+    assert.equal(r.out, `terminus ${VERSION}\n`);
+    assert.equal(r.err, "");
+  }
+});
+
+Deno.test("--help, -h, --version and -V after a command name are misuse (exit 2)", async () => {
+  await using sb = await sandbox();
+  for (const c of COMMANDS) {
+    for (const flag of ["--help", "-h", "--version", "-V"]) {
+      assertMisuse(await runCli(sb, [c.name, flag]), `${c.name} ${flag}`);
+    }
+  }
+});
+
+Deno.test("an unknown command or option prints the error and usage on stderr and exits 2", async () => {
+  await using sb = await sandbox();
+  for (const args of [["bogus"], ["--bogus"], ["-Z"], ["Status"]]) {
+    const r = await runCli(sb, args);
+    assertMisuse(r, args.join(" "));
+    assert.ok(r.err.includes(args[0]), "the error names what was typed");
+  }
+  for (const c of COMMANDS) {
+    assertMisuse(await runCli(sb, [c.name, "--bogus"]), `${c.name} --bogus`);
+    if (c.json) {
+      assertMisuse(await runCli(sb, [c.name, "--json", "--bogus"]), `${c.name} --json --bogus`);
+      assertMisuse(await runCli(sb, [c.name, "extra"]), `${c.name} extra`);
+    }
+  }
+  assertMisuse(await runCli(sb, ["ingest", "a.jsonl", "b.jsonl"]), "ingest with two paths");
+  assert.equal(await exists(sb.data), false, "misuse touches no data directory");
+});
+
+Deno.test("commands without --json refuse it as misuse with an empty stdout", async () => {
+  await using sb = await populated();
+  for (const c of COMMANDS.filter((c) => !c.json)) {
+    assertMisuse(await runCli(sb, [c.name, "--json"]), `${c.name} --json`);
+  }
+});
+
+Deno.test("--json writes exactly one line: sorted keys at every depth, the four envelope keys", async () => {
+  // no store, a populated store, and a store that cannot be read (operational failure)
+  await using empty = await sandbox();
+  await using full = await populated();
+  await using broken = await sandbox();
+  await Deno.mkdir(broken.data);
+  const foreign = new DatabaseSync(broken.store);
+  foreign.exec("CREATE TABLE notes (body TEXT)");
+  foreign.close();
+
+  for (const c of JSON_COMMANDS) {
+    for (
+      const [state, sb] of [["no store", empty], ["populated", full], ["foreign", broken]] as const
+    ) {
+      const r = await runCli(sb, [c.name, "--json"]);
+      const doc = parseEnvelope(r.out);
+      assert.equal(doc.command, c.name, `${c.name} (${state}): command`);
+      assert.equal(typeof doc.ok, "boolean");
+      assert.equal(r.code, doc.ok ? 0 : 1, `${c.name} (${state}): ok and the exit code agree`);
+      assert.ok(doc.reason === null || typeof doc.reason === "string");
+      if (state === "foreign") {
+        assert.equal(doc.ok, false, `${c.name} on a foreign file fails`);
+        assert.match(doc.reason!, /is not a Terminus store/);
+        assert.deepEqual(doc.data, c.noStore, `${c.name}: the failure carries the empty document`);
+        assert.equal(r.err, "", `${c.name}: a --json failure puts nothing on stderr`);
+      } else {
+        assert.equal(doc.ok, true, `${c.name} (${state}) succeeds`);
+      }
+    }
+  }
+});
+
+Deno.test("with no store, status and verify answer empty, exit 0, and create nothing", async () => {
+  for (const c of JSON_COMMANDS) {
+    await using sb = await sandbox();
+    const r = await runCli(sb, [c.name, "--json"]);
+    assert.equal(r.code, 0);
+    assert.equal(r.err, "");
+    const doc = parseEnvelope(r.out);
+    assert.equal(doc.ok, true);
+    assert.equal(typeof doc.reason, "string", "the reason says which empty");
+    assert.ok(doc.reason!.length > 0);
+    assert.deepEqual(doc.data, c.noStore);
+    assert.equal(await exists(sb.data), false, `${c.name} --json created no data directory`);
+
+    const human = await runCli(sb, [c.name]);
+    assert.equal(human.code, 0);
+    assert.equal(human.out, "", `${c.name}: nothing to print on stdout`);
+    assert.match(human.err, /no store/, `${c.name}: the reason on stderr`);
+    assert.equal(await exists(sb.data), false, `${c.name} created no data directory`);
+
+    // with the default data directory too: nothing below HOME appears
+    const dflt = await runCli(sb, [c.name, "--json"], { env: { TERMINUS_DATA_DIR: undefined } });
+    assert.equal(dflt.code, 0);
+    assert.equal(parseEnvelope(dflt.out).ok, true);
+    assert.deepEqual([...Deno.readDirSync(sb.home)], [], `${c.name} wrote nothing under HOME`);
+  }
+});
+
+Deno.test("a clean --json run writes nothing to stderr; human mode splits data and counts", async () => {
+  await using sb = await populated();
+  for (const c of JSON_COMMANDS) {
+    const r = await runCli(sb, [c.name, "--json"]);
+    assert.equal(r.code, 0);
+    assert.equal(r.err, "", `${c.name} --json is silent on stderr`);
+    assert.equal(parseEnvelope(r.out).reason, null);
+  }
+  const status = await runCli(sb, ["status"]);
+  assert.equal(status.code, 0);
+  assert.match(status.out, /^store +.*terminus\.db$/m);
+  assert.match(status.out, /^sessions +1$/m);
+  assert.match(status.out, /^turns +6$/m);
+  assert.equal(status.err, "");
+  const verify = await runCli(sb, ["verify"]);
+  assert.equal(verify.code, 0);
+  assert.equal(verify.out, "", "no failures, nothing on stdout");
+  assert.match(verify.err, /^1 session\(s\) checked, 0 failure\(s\)$/m, "the count on stderr");
+  const ingest = await runCli(sb, ["ingest"]);
+  assert.equal(ingest.code, 0);
+  assert.equal(ingest.out, "");
+  assert.match(ingest.err, /file\(s\) walked/);
+});

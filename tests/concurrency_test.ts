@@ -1,0 +1,61 @@
+/**
+ * One pass at a time: four ingest processes started together on a large tree all exit 0,
+ * exactly one of them archives (one runs row with files committed), and the archive equals
+ * the files. Readers work while the pass runs.
+ */
+import assert from "node:assert/strict";
+import {
+  assertArchiveEqualsFiles,
+  bigTree,
+  cliCommand,
+  parseEnvelope,
+  query,
+  runCli,
+  sandbox,
+} from "./helpers.ts";
+
+Deno.test("four ingest processes at once: all exit 0, one pass archives, the archive equals the files", async () => {
+  await using sb = await sandbox();
+  const tree = await bigTree(sb.claude, { files: 40, totalBytes: 20_000_000, seed: 4 });
+
+  const children = Array.from({ length: 4 }, () => cliCommand(sb, ["ingest"]).spawn());
+  // status takes no lock, so it answers while the pass runs (or before it made a store)
+  const during = await runCli(sb, ["status", "--json"]);
+  assert.equal(during.code, 0, during.out + during.err);
+  assert.equal(parseEnvelope(during.out).ok, true);
+
+  const results = await Promise.all(children.map((c) => c.output()));
+  const decoder = new TextDecoder();
+  for (const r of results) {
+    assert.equal(r.code, 0, decoder.decode(r.stderr));
+    assert.equal(r.stdout.length, 0);
+  }
+  const held = results.filter((r) =>
+    /another pass holds the ingest lock/.test(decoder.decode(r.stderr))
+  );
+  const ran = results.filter((r) => /file\(s\) walked/.test(decoder.decode(r.stderr)));
+  assert.equal(
+    held.length + ran.length,
+    4,
+    "each process either ran a pass or found the lock held",
+  );
+  assert.ok(ran.length >= 1);
+
+  const runs = query<{ files_committed: number; files_failed: number }>(
+    sb.store,
+    "SELECT files_committed, files_failed FROM runs ORDER BY id",
+  );
+  assert.equal(
+    runs.length,
+    ran.length,
+    "one runs row per pass that held the lock, none for the others",
+  );
+  assert.equal(runs.filter((r) => r.files_committed > 0).length, 1, "exactly one pass archived");
+  assert.equal(runs[0].files_committed, tree.files.length, "and it archived every file");
+  assert.ok(runs.every((r) => r.files_failed === 0));
+  await assertArchiveEqualsFiles(sb.store, sb.claude, tree.files);
+
+  const v = await runCli(sb, ["verify", "--json"]);
+  assert.equal(v.code, 0);
+  assert.deepEqual(parseEnvelope(v.out).data, { checked: tree.files.length, failures: [] });
+});
