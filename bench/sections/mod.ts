@@ -1,0 +1,14 @@
+/**
+ * The benchmark sections, in the order a full run prints them. A new section (search latency,
+ * hook latency, export) is a module here exporting `section: Section`, added to this list;
+ * `deno task bench --only <name>` runs it alone, preparing whatever store it asks for.
+ */
+import type { Section } from "../lib/context.ts";
+import { section as floor } from "./floor.ts";
+import { section as backfill } from "./backfill.ts";
+import { section as compression } from "./compression.ts";
+import { section as storage } from "./storage.ts";
+import { section as noop } from "./noop.ts";
+import { section as rss } from "./rss.ts";
+
+export const SECTIONS: Section[] = [floor, backfill, compression, storage, noop, rss];
