@@ -1,5 +1,5 @@
 /** terminus ingest [<path.jsonl>]: one archive pass, over the whole tree or one file. */
-import { resolve } from "node:path";
+import { resolve } from "../core/posix.ts";
 import type { Command } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";

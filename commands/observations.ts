@@ -2,7 +2,7 @@
  * terminus observations [--project <path>]: the mechanical facts of each closed session.
  * terminus observations regenerate [--since <time>]: recompute them from the archive.
  */
-import { basename } from "node:path";
+import { basename } from "../core/posix.ts";
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";

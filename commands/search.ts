@@ -1,5 +1,5 @@
 /** terminus search <words>: find past turns by text, path, error line or identifier. */
-import { basename, resolve } from "node:path";
+import { basename, resolve } from "../core/posix.ts";
 import type { Command } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";

@@ -1,5 +1,5 @@
 /** terminus sessions: every archived session in the project, one line each. */
-import { basename } from "node:path";
+import { basename } from "../core/posix.ts";
 import type { Command } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { boundFlag, day } from "../core/time.ts";

@@ -1,5 +1,5 @@
 /** terminus show <id>...: the archived record behind each turn id, byte for byte. */
-import { basename } from "node:path";
+import { basename } from "../core/posix.ts";
 import type { Command } from "./types.ts";
 import { type Chunk, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";

@@ -3,7 +3,6 @@
  * hook and MCP call; never written.
  */
 import { parse, TomlError } from "smol-toml";
-import { realpathSync } from "node:fs";
 import { configFile, type Env, normaliseUserPath } from "./paths.ts";
 import { ConfigError } from "./errors.ts";
 import {
@@ -157,7 +156,7 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     const all = new Set(listed);
     for (const n of listed) {
       try {
-        all.add(realpathSync(n));
+        all.add(Deno.realPathSync(n));
       } catch {
         // a path that does not exist (yet) matches only as written
       }

@@ -2,7 +2,7 @@
  * Where things live: the config directory, the data directory, the transcript roots.
  * Pure resolution; nothing here creates a file or a folder.
  */
-import { isAbsolute, join, resolve } from "node:path";
+import { isAbsolute, join, resolve } from "./posix.ts";
 import { PathError } from "./errors.ts";
 
 export type Env = (name: string) => string | undefined;

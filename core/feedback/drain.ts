@@ -2,7 +2,7 @@
  * The pass's two decision-log steps: drain the hooks' queue into `decisions` (an excluded
  * project's prompts removed unlogged, and counted), then label decisions of closed sessions.
  */
-import { join } from "node:path";
+import { join } from "../posix.ts";
 import type { Db } from "../store/db.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { QUEUE_DIR } from "../paths.ts";

@@ -2,8 +2,7 @@
  * The ingest lock: an OS try-lock on `LOCK` in the data directory. The OS releases it when
  * the holder dies, so a killed pass never leaves a stale lock behind.
  */
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { LOCK_FILE } from "../paths.ts";
 
@@ -13,7 +12,7 @@ export interface Lock {
 
 /** Returns null when another process holds the lock. Creates the data directory (0700). */
 export function tryIngestLock(dataDir: string): Lock | null {
-  mkdirSync(dataDir, { recursive: true, mode: DIR_MODE });
+  Deno.mkdirSync(dataDir, { recursive: true, mode: DIR_MODE });
   const f = Deno.openSync(join(dataDir, LOCK_FILE), {
     read: true,
     write: true,

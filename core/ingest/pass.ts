@@ -3,8 +3,7 @@
  * A file that fails is recorded and the pass goes on; nothing archived is ever rewritten
  * except the trailing partial block.
  */
-import { basename, dirname, join } from "node:path";
-import { readFileSync } from "node:fs";
+import { basename, dirname, join } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { CLOSE_AFTER_MS } from "../constants.ts";
 import { clearRebuildPending, type Db, openWrite, rebuildPending } from "../store/db.ts";
@@ -196,7 +195,7 @@ class Pass {
     if (key.isSidecar) {
       if (!parentKey && recordSessionId) parentKey = `${recordSessionId}.jsonl`;
       try {
-        agentMeta = readFileSync(
+        agentMeta = Deno.readFileSync(
           join(dirname(found.path), basename(found.path, ".jsonl") + ".meta.json"),
         );
       } catch {

@@ -2,7 +2,7 @@
  * The decision log's queue: the hook writes one JSON file per prompt into the data
  * directory; the next archive pass drains the queue into the store.
  */
-import { join } from "node:path";
+import { join } from "../posix.ts";
 import { QUEUE_DIR } from "../paths.ts";
 import { writeAtomic } from "./state.ts";
 import type { Thresholds } from "./thresholds.ts";

@@ -2,7 +2,7 @@
  * What a prompt names: path-shaped words (resolved against the session's cwd, since stored
  * paths are absolute) and then identifier-shaped tokens, strongest first, at most N.
  */
-import { isAbsolute, resolve } from "node:path";
+import { isAbsolute, resolve } from "../posix.ts";
 import { pathWords, symbolsIn } from "../index/entities.ts";
 
 export function spellings(prompt: string, cwd: string | null, max: number): string[] {

@@ -3,7 +3,7 @@
  * per session in the data directory (the hooks never write SQLite): turns already handed over,
  * turns the brief quoted, and a compaction still owed its wider look.
  */
-import { join } from "node:path";
+import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 
 export const STATE_DIR = "state";

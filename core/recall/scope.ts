@@ -3,7 +3,7 @@
  * `project` and `project_pre_worktree`), a `--project <path>`, or `*` for every project.
  * Exclusion is always applied, `*` included.
  */
-import { resolve } from "node:path";
+import { resolve } from "../posix.ts";
 import type { Config } from "../config.ts";
 import { isExcluded } from "../config.ts";
 import type { Db } from "../store/db.ts";

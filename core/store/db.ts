@@ -3,8 +3,8 @@
  * anything; the pass opens read-write and creates the data directory (0700) and file (0600).
  */
 import { DatabaseSync } from "node:sqlite";
-import { existsSync, mkdirSync } from "node:fs";
-import { dirname } from "node:path";
+import { exists } from "../posix.ts";
+import { dirname } from "../posix.ts";
 import {
   ARCHIVE_FORMAT,
   BUSY_TIMEOUT_READ_MS,
@@ -207,7 +207,7 @@ export interface OpenRead {
  * Throws StoreError for a file that is not a Terminus store or is in another archive format.
  */
 export function openRead(path: string): OpenRead | null {
-  if (!existsSync(path)) return null;
+  if (!exists(path)) return null;
   let db: Db;
   try {
     db = new DatabaseSync(path, { readOnly: true });
@@ -258,9 +258,9 @@ export interface OpenWrite {
 /** Opens (creating when missing) the store for writing. */
 export function openWrite(path: string): OpenWrite {
   const dir = dirname(path);
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   let created = false;
-  if (!existsSync(path)) {
+  if (!exists(path)) {
     // Create the file ourselves so its mode is set in the creating call; SQLite's
     // -wal and -shm files copy the database file's permissions.
     Deno.openSync(path, { create: true, write: true, mode: FILE_MODE }).close();

@@ -1,5 +1,4 @@
 /** Read-only questions about the store as a whole: counts, sizes, integrity. */
-import { statSync } from "node:fs";
 import type { Db } from "./db.ts";
 import { blake3, decompress, sessionChecksum } from "./codec.ts";
 import { BLOCK_BYTES } from "../constants.ts";
@@ -31,7 +30,7 @@ export interface FileSizes {
 export function fileSizes(path: string): FileSizes {
   const size = (p: string) => {
     try {
-      return statSync(p).size;
+      return Deno.statSync(p).size;
     } catch {
       return 0;
     }
@@ -133,7 +132,7 @@ export function verifyStore(db: Db): VerifyReport {
       report.diverged.push(s.key);
     } else if (s.path && s.offset !== null) {
       try {
-        if (statSync(s.path).size < s.offset) report.diverged.push(s.key);
+        if (Deno.statSync(s.path).size < s.offset) report.diverged.push(s.key);
       } catch {
         // a transcript Claude Code has deleted is not a divergence
       }

@@ -3,7 +3,7 @@
  * depth below one. Symlinked folders are not descended; entries are visited in sorted order.
  * Folders are matched against `exclude` before any file in them is opened.
  */
-import { join } from "node:path";
+import { join } from "../posix.ts";
 import { AGENT_JSONL, UUID_JSONL } from "./session_key.ts";
 
 export interface Found {

@@ -2,8 +2,7 @@
  * session_key: the transcript's path below its project folder, read off the path's shape.
  * `<uuid>.jsonl`, or `<sessionId>/subagents/[workflows/wf_*\/]agent-*.jsonl` for a sidecar.
  */
-import { realpathSync } from "node:fs";
-import { basename } from "node:path";
+import { basename } from "../posix.ts";
 
 export const UUID_JSONL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 export const AGENT_JSONL = /^agent-.*\.jsonl$/;
@@ -38,7 +37,7 @@ function shapeOf(rest: string[]): { parentKey: string | null; isSidecar: boolean
 export function keyFor(path: string): KeyInfo {
   let canonical = path;
   try {
-    canonical = realpathSync(path);
+    canonical = Deno.realPathSync(path);
   } catch {
     // a file that vanished keeps the path it was found at
   }
