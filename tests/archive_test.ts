@@ -11,11 +11,13 @@ import {
   assertArchiveEqualsFiles,
   assertSameBytes,
   cliOk,
+  encodeCwd,
   fixture,
   jsonl,
   parseEnvelope,
   query,
   sandbox,
+  writeConfig,
   writeTranscript,
 } from "./helpers.ts";
 import { openRead } from "../core/store/db.ts";
@@ -417,4 +419,104 @@ Deno.test("the same root listed twice, or reached through a symlink, archives ea
   await cliOk(sb, ["ingest"]);
   await assertArchiveEqualsFiles(sb.store, sb.claude, [path]);
   assert.equal(turnsOf(sb.store, `${ID1}.jsonl`).length, 6);
+});
+
+Deno.test("session keys survive a moved .claude folder: nothing is archived twice, growth carries on", async () => {
+  await using sb = await sandbox();
+  const content = await fixture("compaction.jsonl");
+  const half = content.indexOf(0x0a, content.length / 2) + 1;
+  await writeTranscript(sb.claude, ALPHA, `${ID2}.jsonl`, content.subarray(0, half));
+  await writeTranscript(
+    sb.claude,
+    ALPHA,
+    `${ID4}/subagents/agent-a1.jsonl`,
+    await fixture("sidecar/agent-a1.jsonl"),
+  );
+  await cliOk(sb, ["ingest"]);
+  const keys = query(sb.store, "SELECT session_no, session_key FROM sessions ORDER BY session_no");
+
+  // Claude Code's folder moves, and is reached through a symlink as well
+  const moved = join(sb.dir, "claude-moved");
+  await Deno.rename(sb.claude, moved);
+  const link = join(sb.dir, "claude-link");
+  await Deno.symlink(moved, link);
+  const env = { CLAUDE_CONFIG_DIR: link };
+  const path = join(moved, "projects", encodeCwd(ALPHA), `${ID2}.jsonl`);
+  await appendTo(path, content.subarray(half));
+  const r = await cliOk(sb, ["ingest"], { env });
+  assert.match(r.err, /1 committed/, "only the grown file has anything new");
+  assert.deepEqual(
+    query(sb.store, "SELECT session_no, session_key FROM sessions ORDER BY session_no"),
+    keys,
+    "the same sessions under the same keys",
+  );
+  const streams = await archivedStreams(sb.store);
+  assertSameBytes(streams.get(`${ID2}.jsonl`), content, "the stream carried on where it stopped");
+  assert.equal(turnsOf(sb.store, `${ID2}.jsonl`).length, 8);
+  await verifyClean(sb, 2);
+});
+
+Deno.test("a transcript that is a symlink is keyed by the file it points at", async () => {
+  await using sb = await sandbox();
+  const content = await fixture("every_record.jsonl");
+  // the real file sits outside any projects folder
+  const outside = join(sb.dir, "elsewhere", `${ID1}.jsonl`);
+  await Deno.mkdir(join(sb.dir, "elsewhere"));
+  await Deno.writeFile(outside, content);
+  const linkPath = join(sb.claude, "projects", encodeCwd(ALPHA), `${ID3}.jsonl`);
+  await Deno.mkdir(join(sb.claude, "projects", encodeCwd(ALPHA)));
+  await Deno.symlink(outside, linkPath);
+  await cliOk(sb, ["ingest"]);
+  const streams = await archivedStreams(sb.store);
+  assert.deepEqual([...streams.keys()], [await Deno.realPath(outside)], "its canonical path");
+  assertSameBytes(streams.get(await Deno.realPath(outside)), content, "its bytes");
+});
+
+Deno.test("capture lean and minimal replace tool output with a size note; full keeps every byte", async () => {
+  const big = "y".repeat(9_000);
+  const rec = (n: number, out: string) => ({
+    type: "user",
+    uuid: `c1000000-0000-4000-8000-00000000000${n}`,
+    timestamp: `2026-08-21T10:00:0${n}.000Z`,
+    sessionId: ID1,
+    cwd: ALPHA,
+    message: {
+      role: "user",
+      content: [{ type: "tool_result", tool_use_id: `t${n}`, content: out }],
+    },
+    toolUseResult: { stdout: out },
+  });
+  const text = jsonl([rec(1, "small output"), rec(2, big), { type: "summary", summary: "s" }]);
+  for (const mode of ["full", "lean", "minimal"]) {
+    await using sb = await sandbox();
+    const path = await writeTranscript(sb.claude, ALPHA, `${ID1}.jsonl`, text);
+    await writeConfig(sb, `[capture]\nmode = "${mode}"\n`);
+    await cliOk(sb, ["ingest"]);
+    const stream = new TextDecoder().decode((await archivedStreams(sb.store)).get(`${ID1}.jsonl`));
+    const lines = stream.trimEnd().split("\n").map((l) => JSON.parse(l));
+    assert.equal(lines.length, 3, `${mode}: every record is kept`);
+    if (mode === "full") {
+      assert.equal(stream, text, "full: the transcript exactly");
+    } else {
+      assert.match(
+        lines[1].toolUseResult,
+        new RegExp(`^\\[terminus capture ${mode}: `),
+        `${mode}: big replaced`,
+      );
+      assert.equal(
+        lines[1].message.content[0].content,
+        big,
+        `${mode}: a tool_result block is kept`,
+      );
+      if (mode === "lean") assert.deepEqual(lines[0].toolUseResult, { stdout: "small output" });
+      else assert.match(lines[0].toolUseResult, /^\[terminus capture minimal: /);
+      assert.deepEqual(lines[2], { type: "summary", summary: "s" });
+    }
+    // the watermark is the file's, so a second pass reads nothing again
+    assert.equal(metaOf(sb.store, `${ID1}.jsonl`).watermark, text.length);
+    const again = await cliOk(sb, ["ingest"]);
+    assert.match(again.err, /0 committed, 0 failed, 0 byte\(s\) read/, `${mode}: nothing re-read`);
+    await verifyClean(sb, 1);
+    assert.ok(await Deno.stat(path));
+  }
 });

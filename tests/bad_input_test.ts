@@ -131,6 +131,9 @@ Deno.test("a transcript truncated below its watermark is flagged diverged and it
 
   const shorter = content.subarray(0, content.indexOf(0x0a) + 1);
   await Deno.writeFile(path, shorter);
+  // verify sees the shorter file even before a pass has flagged it
+  const early = await verifyClean(sb);
+  assert.match(early.err, new RegExp(`${ID1}\\.jsonl: .*shorter`));
   await cliOk(sb, ["ingest"]);
   let streams = await archivedStreams(sb.store);
   assertSameBytes(streams.get(`${ID1}.jsonl`), content, "the archive holds what it held");
@@ -306,6 +309,50 @@ Deno.test("an excluded project is skipped before any of its files is opened", as
   assert.ok(s.last_run!.notes?.some((n) => /excluded/.test(n)));
   await assertArchiveEqualsFiles(sb.store, sb.claude, [good]);
   assert.ok(await exists(hidden));
+});
+
+Deno.test("exclude covers subfolders and not siblings, though the folder names collide", async () => {
+  await using sb = await sandbox();
+  // real folders, so the lossy folder-name encoding can be decided on disk before opening
+  const demo = join(sb.dir, "code", "demo");
+  await Deno.mkdir(join(demo, "sub"), { recursive: true });
+  await Deno.mkdir(join(sb.dir, "code", "demo-other"));
+  const rec = (sid: string, cwd: string) =>
+    JSON.stringify({
+      type: "user",
+      uuid: sid,
+      timestamp: "2026-08-22T10:00:00.000Z",
+      sessionId: sid,
+      cwd,
+    }) +
+    "\n";
+  await writeTranscript(sb.claude, join(demo, "sub"), `${ID6}.jsonl`, rec(ID6, join(demo, "sub")));
+  // a file that fails if opened, in the excluded subfolder's project folder
+  await Deno.symlink(
+    join(sb.dir, "gone.jsonl"),
+    join(projectDir(sb.claude, join(demo, "sub")), `${ID8}.jsonl`),
+  );
+  const sibling = await writeTranscript(
+    sb.claude,
+    join(sb.dir, "code", "demo-other"),
+    `${ID7}.jsonl`,
+    rec(ID7, join(sb.dir, "code", "demo-other")),
+  );
+  // a cwd below the excluded path that no longer exists: decided from the records' cwd
+  await writeTranscript(
+    sb.claude,
+    join(demo, "gone-sub"),
+    `${ID1}.jsonl`,
+    rec(ID1, join(demo, "gone-sub")),
+  );
+  await writeConfig(sb, `exclude = [${JSON.stringify(demo + "/")}]\n`);
+
+  const r = await cliOk(sb, ["ingest"]);
+  assert.doesNotMatch(r.err, /gone\.jsonl|vanished/, "the excluded folder was never opened");
+  await assertArchiveEqualsFiles(sb.store, sb.claude, [sibling]);
+  const s = await status(sb);
+  assert.equal(s.last_run!.error, null);
+  assert.deepEqual(s.excluded, [demo]);
 });
 
 /* ---------- single-file ingest ---------- */

@@ -8,11 +8,13 @@ import {
   assertArchiveEqualsFiles,
   bigTree,
   cliCommand,
+  cliOk,
   parseEnvelope,
   query,
   runCli,
   sandbox,
 } from "./helpers.ts";
+import { tryIngestLock } from "../core/ingest/lock.ts";
 
 Deno.test("four ingest processes at once: all exit 0, one pass archives, the archive equals the files", async () => {
   await using sb = await sandbox();
@@ -58,4 +60,37 @@ Deno.test("four ingest processes at once: all exit 0, one pass archives, the arc
   const v = await runCli(sb, ["verify", "--json"]);
   assert.equal(v.code, 0);
   assert.deepEqual(parseEnvelope(v.out).data, { checked: tree.files.length, failures: [] });
+});
+
+Deno.test("while another process holds the ingest lock: ingest does nothing and exits 0, readers answer", async () => {
+  await using sb = await sandbox();
+  const tree = await bigTree(sb.claude, { files: 3, totalBytes: 200_000, seed: 5 });
+  const first = await runCli(sb, ["ingest", tree.files[0]]);
+  assert.equal(first.code, 0, first.err);
+  const before = await Deno.readFile(sb.store);
+  const lock = tryIngestLock(sb.data);
+  assert.ok(lock, "the test holds the lock itself");
+  try {
+    for (const args of [["ingest"], ["ingest", tree.files[1]]]) {
+      const r = await runCli(sb, args);
+      assert.equal(r.code, 0, `${args.join(" ")}: exit 0`);
+      assert.equal(r.out, "");
+      assert.match(r.err, /another pass holds the ingest lock/);
+    }
+    for (const cmd of ["status", "verify"]) {
+      const r = await runCli(sb, [cmd, "--json"]);
+      assert.equal(r.code, 0, `${cmd} takes no lock`);
+      assert.equal(parseEnvelope(r.out).ok, true);
+    }
+  } finally {
+    lock.release();
+  }
+  assert.equal(
+    query(sb.store, "SELECT id FROM runs").length,
+    1,
+    "no runs row for a pass that never ran",
+  );
+  assert.deepEqual(await Deno.readFile(sb.store), before, "the store is untouched");
+  await cliOk(sb, ["ingest"]);
+  await assertArchiveEqualsFiles(sb.store, sb.claude, tree.files);
 });
