@@ -10,5 +10,6 @@ import { section as compression } from "./compression.ts";
 import { section as storage } from "./storage.ts";
 import { section as noop } from "./noop.ts";
 import { section as rss } from "./rss.ts";
+import { section as maintenance } from "./maintenance.ts";
 
-export const SECTIONS: Section[] = [floor, backfill, compression, storage, noop, rss];
+export const SECTIONS: Section[] = [floor, backfill, compression, storage, noop, rss, maintenance];
