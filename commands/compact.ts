@@ -1,5 +1,5 @@
 /** terminus compact: give the store's free pages back to the filesystem, then empty the WAL. */
-import { existsSync } from "node:fs";
+import { exists } from "../core/posix.ts";
 import type { Command } from "./types.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -35,7 +35,7 @@ export const command: Command = {
   run(ctx) {
     const r = resolveAll(ctx);
     // checked before the lock, which would create the data directory
-    if (!existsSync(r.store)) {
+    if (!exists(r.store)) {
       return Promise.resolve(outcome("compact", empty(), {
         reason: `no store yet at ${r.store}; there is nothing to reclaim`,
       }));

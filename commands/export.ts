@@ -1,5 +1,5 @@
 /** terminus export <dir>: every visible session as its archived .jsonl, plus manifest.json. */
-import { resolve } from "node:path";
+import { resolve } from "../core/posix.ts";
 import type { Command } from "./types.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";

@@ -3,8 +3,7 @@
  * and a manifest.json. Nothing is filtered: a folder the user names is not egress, so the
  * notice says what the files are instead.
  */
-import { dirname, join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { dirname, join } from "../posix.ts";
 import type { Config } from "../config.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { canonicalJson } from "../output.ts";
@@ -89,7 +88,7 @@ function writeAll(f: Deno.FsFile, buf: Uint8Array): void {
 
 /** Creates a file this command alone writes: never over an existing one, 0600 from the start. */
 function createFile(path: string): Deno.FsFile {
-  mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
+  Deno.mkdirSync(dirname(path), { recursive: true, mode: DIR_MODE });
   return Deno.openSync(path, { write: true, createNew: true, mode: FILE_MODE });
 }
 
@@ -123,7 +122,7 @@ export function exportStore(
   cfg: Config,
   dest: string,
 ): ExportResult {
-  mkdirSync(dest, { recursive: true, mode: DIR_MODE });
+  Deno.mkdirSync(dest, { recursive: true, mode: DIR_MODE });
   const files: ExportFile[] = [];
   const failed: string[] = [];
   const taken = new Set<string>([MANIFEST]);

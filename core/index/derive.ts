@@ -28,6 +28,7 @@ export interface LineAt {
 export function deriveTurn(l: LineAt): DerivedRows {
   const rec = l.rec;
   const entities = extractEntities(rec);
+  const parts = textParts(rec);
   const rows: DerivedRows = {
     turn: {
       turnSeq: l.turnSeq,
@@ -42,7 +43,7 @@ export function deriveTurn(l: LineAt): DerivedRows {
       isSidechain: l.sidecar || rec.isSidechain === true,
       isToolResult: hasToolResult(rec),
     },
-    body: ftsBody(rec),
+    body: ftsBody(rec, parts),
     entities,
     paths: entities.filter((e) => e.kind === "path").map((e) => e.value),
   };
@@ -51,7 +52,8 @@ export function deriveTurn(l: LineAt): DerivedRows {
     (t.recordType === "user" || t.recordType === "assistant") && !t.isToolResult &&
     rec.isCompactSummary !== true
   ) {
-    const text = textParts(rec).join(" ").replace(/\s+/g, " ").trim();
+    // fold only as much as a quote can use
+    const text = parts.join(" ").slice(0, 4 * INJECTION_CHARS_CAP).replace(/\s+/g, " ").trim();
     if (text !== "") {
       rows.quote = text.length <= INJECTION_CHARS_CAP
         ? text

@@ -101,14 +101,27 @@ export function caseParts(word: string): string[] {
 }
 
 const RUN = /[\p{L}\p{N}]+/gu;
+/** A run can only split when it has an upper-case letter after its first character. */
+const ASCII_SPLITTABLE = /^[A-Za-z0-9]+$/;
+const HAS_INNER_UPPER = /.[A-Z]/;
+const NON_ASCII = /[^\x00-\x7f]/;
 
+/**
+ * The case parts of the body's identifiers not already in it, once each, capped. One pass:
+ * a word's own tokens are known before any later word's parts are considered, and a part is
+ * checked against the words seen so far and every word after it, by a set built up front.
+ */
 export function expansion(body: string): string {
+  const words = body.match(RUN);
+  if (!words) return "";
   const seen = new Set<string>();
-  for (const m of body.matchAll(RUN)) seen.add(m[0].toLowerCase());
+  for (const w of words) seen.add(w.toLowerCase());
   const extra: string[] = [];
   let bytes = 0;
-  for (const m of body.matchAll(RUN)) {
-    for (const p of caseParts(m[0])) {
+  for (const w of words) {
+    // fast rejection: an ASCII word with no upper case after its first letter has no parts
+    if (!NON_ASCII.test(w) && (!ASCII_SPLITTABLE.test(w) || !HAS_INNER_UPPER.test(w))) continue;
+    for (const p of caseParts(w)) {
       const k = p.toLowerCase();
       if (seen.has(k)) continue;
       seen.add(k);
@@ -120,8 +133,8 @@ export function expansion(body: string): string {
   return extra.join(" ");
 }
 
-export function ftsBody(rec: Rec): string {
-  const body = cutUtf8(textParts(rec).join("\n"), FTS_BODY_MAX_BYTES);
+export function ftsBody(rec: Rec, parts: string[] = textParts(rec)): string {
+  const body = cutUtf8(parts.join("\n"), FTS_BODY_MAX_BYTES);
   const extra = expansion(body);
   return extra ? body + "\n" + extra : body;
 }

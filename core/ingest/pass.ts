@@ -95,7 +95,7 @@ class Pass {
   states: Map<string, SessionState>;
 
   constructor(readonly db: Db, readonly input: PassInput) {
-    this.states = allSessionStates(db);
+    this.states = new Map(); // read after recovery, which may change watermarks
   }
 
   async archiveFile(found: Found): Promise<FileOutcome> {
@@ -103,7 +103,7 @@ class Pass {
     if (this.input.only && folderExcluded(basename(found.projectFolder), cfg.exclude)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
-    const key = keyFor(found.path);
+    const key = keyFor(found.path, this.input.only !== undefined || found.link === true);
     const state = this.states.get(key.sessionKey) ?? null;
     if (state && isExcluded(cfg, state.project)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
@@ -204,6 +204,7 @@ class Pass {
     }
 
     const stream = concat(parts);
+    await initCodec(); // loaded only once a file has bytes to write: a no-op pass never pays for it
     const r = appendSession(this.db, {
       sessionKey: key.sessionKey,
       stream,
@@ -265,7 +266,6 @@ export async function runPass(input: PassInput): Promise<PassResult> {
   const lock = tryIngestLock(input.dataDir);
   if (!lock) return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
   try {
-    await initCodec();
     const { db } = openWrite(storePath(input.dataDir));
     try {
       return await passUnderLock(db, input);
@@ -305,7 +305,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     db.exec("ROLLBACK");
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
   }
-  const rebuilt = rebuildDerivedIfStale(db);
+  const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
   pass.states = allSessionStates(db);
 
@@ -375,8 +375,9 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   return { ran: true, run, problems, excludedOnly, onlyFailed };
 }
 
-function rebuildDerivedIfStale(db: Db): string | null {
+async function rebuildDerivedIfStale(db: Db): Promise<string | null> {
   if (!rebuildPending(db)) return null;
+  await initCodec();
   const r = rebuildDerived(db);
   clearRebuildPending(db);
   return `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;

@@ -19,7 +19,7 @@ export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Pro
       } catch (e) {
         c.errors.push(`the injection log could not be updated: ${(e as Error).message}`);
       }
-      c.notes.push(...observeClosed(db, c.now));
+      c.notes.push(...(await observeClosed(db, c.now)));
       // each step stands alone: one that fails is named and the next still runs
       try {
         const r = applyRetention(db, input.cfg, c.now);

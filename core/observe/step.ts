@@ -9,11 +9,14 @@ import {
 import { listObservations, type Visibility } from "../store/query.ts";
 import { OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
+import { initCodec } from "../store/codec.ts";
 
 /** Observes up to 100 closed sessions; returns notes for the run row. */
-export function observeClosed(db: Db, now: Date): string[] {
+export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   const targets = unobservedClosed(db);
   const notes: string[] = [];
+  if (targets.length === 0) return notes;
+  await initCodec();
   let done = 0;
   db.exec("BEGIN IMMEDIATE");
   for (const t of targets.slice(0, OBSERVE_PER_PASS)) {

@@ -1,34 +1,45 @@
 /**
  * Block framing: each block is one independent zstd frame (level 3, no dictionary) and a
  * BLAKE3 hash of its uncompressed bytes. zstd is the runtime's native binding (node:zlib);
- * BLAKE3 is hash-wasm. Both are loaded once per process.
+ * BLAKE3 is hash-wasm. Both are loaded on first use (`initCodec`), because their start-up
+ * (~15-20 ms each) would otherwise land on every run, a no-op pass included.
  */
-import { constants, zstdCompressSync, zstdDecompressSync } from "node:zlib";
-import { createBLAKE3, type IHasher } from "hash-wasm";
 import { ZSTD_LEVEL } from "../constants.ts";
 
-let hasher: IHasher | undefined;
+type Zlib = typeof import("node:zlib");
+type Hasher = Awaited<ReturnType<typeof import("hash-wasm").createBLAKE3>>;
 
-/** Must be awaited once before `blake3` is used. */
+let zlib: Zlib | undefined;
+let hasher: Hasher | undefined;
+let compressOptions: { params: Record<number, number> } | undefined;
+
+/** Must be awaited once before any other function here is used. */
 export async function initCodec(): Promise<void> {
-  if (!hasher) hasher = await createBLAKE3();
+  if (!zlib) {
+    zlib = await import("node:zlib");
+    compressOptions = { params: { [zlib.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } };
+  }
+  if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
+}
+
+function ready(): { z: Zlib; h: Hasher } {
+  if (!zlib || !hasher) throw new Error("initCodec() was not awaited");
+  return { z: zlib, h: hasher };
 }
 
 export function blake3(data: Uint8Array): Uint8Array {
-  if (!hasher) throw new Error("initCodec() was not awaited");
-  hasher.init();
-  hasher.update(data);
-  return hasher.digest("binary");
+  const { h } = ready();
+  h.init();
+  h.update(data);
+  return h.digest("binary");
 }
 
-const compressOptions = { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } };
-
 export function compress(raw: Uint8Array): Uint8Array {
-  return new Uint8Array(zstdCompressSync(raw, compressOptions));
+  return new Uint8Array(ready().z.zstdCompressSync(raw, compressOptions));
 }
 
 export function decompress(frame: Uint8Array): Uint8Array {
-  return new Uint8Array(zstdDecompressSync(frame));
+  return new Uint8Array(ready().z.zstdDecompressSync(frame));
 }
 
 /** The session checksum: BLAKE3 over the concatenated block hashes, in block order. */

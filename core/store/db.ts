@@ -305,6 +305,9 @@ export function openWrite(path: string): OpenWrite {
     throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
   }
   let derivedStale = false;
+  // A store already in this build's formats has every table: skip the schema statements,
+  // which would otherwise run on every pass.
+  if (format && format.derivedSchema === DERIVED_SCHEMA) return { db, derivedStale, created };
   try {
     db.exec("BEGIN IMMEDIATE");
     db.exec(ARCHIVE_DDL);

@@ -2,8 +2,7 @@
  * Snapshots: rolling complete copies of the store in `<data>/snapshots`. The time is in the
  * file name, so the folder alone says which is newest.
  */
-import { join } from "node:path";
-import { mkdirSync } from "node:fs";
+import { join } from "../posix.ts";
 import { backup, DatabaseSync } from "node:sqlite";
 import type { Db } from "./db.ts";
 import { DIR_MODE, FILE_MODE, HOUR_MS } from "../constants.ts";
@@ -63,7 +62,7 @@ export function snapshotDue(dataDir: string, intervalHours: number, now: Date): 
  */
 export async function takeSnapshot(db: Db, dataDir: string, now: Date): Promise<string> {
   const dir = snapshotDir(dataDir);
-  mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   for (const e of Deno.readDirSync(dir)) {
     // a copy a killed pass left half-written; we hold the ingest lock, so none is in progress
     if (e.isFile && e.name.startsWith("terminus-") && e.name.includes(PARTIAL)) {

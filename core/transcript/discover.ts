@@ -9,6 +9,8 @@ import { AGENT_JSONL, UUID_JSONL } from "./session_key.ts";
 export interface Found {
   path: string;
   projectFolder: string;
+  /** The entry is a symlink (its key is read from the file it points at). */
+  link?: boolean;
 }
 
 export interface Discovery {
@@ -81,7 +83,7 @@ function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
       if (ent.name === "tool-results") continue;
       walkAgents(p, projectFolder, out);
     } else if ((ent.isFile || ent.isSymlink) && AGENT_JSONL.test(ent.name)) {
-      out.files.push({ path: p, projectFolder });
+      out.files.push({ path: p, projectFolder, link: ent.isSymlink });
     }
   }
 }
@@ -120,7 +122,7 @@ export function discover(roots: string[], exclude: string[]): Discovery {
         } else if (
           (ent.isFile || ent.isSymlink) && (UUID_JSONL.test(ent.name) || AGENT_JSONL.test(ent.name))
         ) {
-          out.files.push({ path: p, projectFolder: folder });
+          out.files.push({ path: p, projectFolder: folder, link: ent.isSymlink });
         }
       }
     }

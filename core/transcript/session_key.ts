@@ -34,12 +34,19 @@ function shapeOf(rest: string[]): { parentKey: string | null; isSidecar: boolean
   return ok ? { parentKey: `${rest[0]}.jsonl`, isSidecar: true } : null;
 }
 
-export function keyFor(path: string): KeyInfo {
+/**
+ * The key of a transcript path. `resolveLinks` resolves the file through symlinks (a linked
+ * transcript takes the key of the file it points at); discovery asks for it only for entries
+ * that are links, since the key never depends on a linked folder above the project folder.
+ */
+export function keyFor(path: string, resolveLinks = true): KeyInfo {
   let canonical = path;
-  try {
-    canonical = Deno.realPathSync(path);
-  } catch {
-    // a file that vanished keeps the path it was found at
+  if (resolveLinks) {
+    try {
+      canonical = Deno.realPathSync(path);
+    } catch {
+      // a file that vanished keeps the path it was found at
+    }
   }
   const segs = canonical.split("/");
   for (let i = segs.length - 3; i >= 0; i--) {
