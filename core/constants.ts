@@ -17,6 +17,10 @@ export const ZSTD_LEVEL = 3;
 export const BUSY_TIMEOUT_WRITE_MS = 5_000;
 export const BUSY_TIMEOUT_READ_MS = 200;
 
+/** The pass's SQLite page cache, and how many WAL pages it lets build up before a checkpoint. */
+export const WRITER_CACHE_KIB = 32 * 1024;
+export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+
 /** `git rev-parse --show-toplevel` gets this long before the cwd is used instead. */
 export const GIT_TIMEOUT_MS = 1_000;
 
@@ -77,3 +81,43 @@ export const HOUR_MS = 60 * 60 * 1000;
 
 /** SQLite's lock page holds the byte at this offset; it is never used, so dbstat never lists it. */
 export const SQLITE_LOCK_BYTE_OFFSET = 0x40000000;
+
+/**
+ * `terminus backfill`'s time estimate: the archive + index rate `deno task bench` measured for
+ * one writer over the 200 MB synthetic corpus (backfill_full_mb_s: 11.29 MB/s on a 2-core
+ * linux x86_64 machine), rounded down. MB here is 10^6 bytes, as the bench reports it.
+ */
+export const BACKFILL_RATE_MB_S = 11;
+
+/** `terminus data move`: the filesystem types /proc/self/mountinfo names for a network mount. */
+export const NETWORK_FS_TYPES = [
+  "9p",
+  "afs",
+  "ceph",
+  "cifs",
+  "coda",
+  "davfs",
+  "fuse.ceph",
+  "fuse.davfs2",
+  "fuse.glusterfs",
+  "fuse.rclone",
+  "fuse.sshfs",
+  "glusterfs",
+  "lustre",
+  "ncpfs",
+  "nfs",
+  "nfs4",
+  "smb3",
+  "smbfs",
+  "sshfs",
+] as const;
+
+/** Setup: install, uninstall, doctor. */
+/** Every `claude` that install, uninstall and doctor run gets this long before it is stopped. */
+export const CLAUDE_TIMEOUT_MS = 30_000;
+/** Claude Code's own default for cleanupPeriodDays, in days. */
+export const CLEANUP_PERIOD_DAYS_DEFAULT = 30;
+/** Below this many days, doctor prints the edit that raises cleanupPeriodDays. */
+export const CLEANUP_PERIOD_DAYS_FLOOR = 90;
+/** The value that edit sets. */
+export const CLEANUP_PERIOD_DAYS_SUGGESTED = 3650;

@@ -100,35 +100,56 @@ export function caseParts(word: string): string[] {
   return parts;
 }
 
-const RUN = /[\p{L}\p{N}]+/gu;
-/** A run can only split when it has an upper-case letter after its first character. */
-const ASCII_SPLITTABLE = /^[A-Za-z0-9]+$/;
-const HAS_INNER_UPPER = /.[A-Z]/;
-const NON_ASCII = /[^\x00-\x7f]/;
+/** Where a case boundary sits: lower/digit then upper, or an acronym's last capital. */
+const BOUNDARY = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/g;
+const WORD_CHAR = /[\p{L}\p{N}]/u;
+const ASCII_SEPARATORS = /[^a-z0-9]+/;
+
+function wordChar(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
+  return WORD_CHAR.test(s[i]);
+}
 
 /**
- * The case parts of the body's identifiers not already in it, once each, capped. One pass:
- * a word's own tokens are known before any later word's parts are considered, and a part is
- * checked against the words seen so far and every word after it, by a set built up front.
+ * The case parts of the body's identifiers that the body does not already hold as words,
+ * once each, capped. Only words around a case boundary are looked at (a cheap regex finds
+ * them), and presence is checked against the body's words only when there are parts.
  */
 export function expansion(body: string): string {
-  const words = body.match(RUN);
-  if (!words) return "";
-  const seen = new Set<string>();
-  for (const w of words) seen.add(w.toLowerCase());
-  const extra: string[] = [];
-  let bytes = 0;
+  const words = new Set<string>();
+  BOUNDARY.lastIndex = 0;
+  let m: RegExpExecArray | null;
+  while ((m = BOUNDARY.exec(body)) !== null) {
+    let s = m.index;
+    while (s > 0 && wordChar(body, s - 1)) s--;
+    let e = m.index + m[0].length;
+    while (e < body.length && wordChar(body, e)) e++;
+    words.add(body.slice(s, e));
+    BOUNDARY.lastIndex = e;
+  }
+  if (words.size === 0) return "";
+  const parts: string[] = [];
+  const folded = new Set<string>();
   for (const w of words) {
-    // fast rejection: an ASCII word with no upper case after its first letter has no parts
-    if (!NON_ASCII.test(w) && (!ASCII_SPLITTABLE.test(w) || !HAS_INNER_UPPER.test(w))) continue;
     for (const p of caseParts(w)) {
       const k = p.toLowerCase();
-      if (seen.has(k)) continue;
-      seen.add(k);
-      bytes += p.length + 1;
-      if (bytes > FTS_EXPANSION_MAX_BYTES) return extra.join(" ");
-      extra.push(p);
+      if (!folded.has(k)) {
+        folded.add(k);
+        parts.push(p);
+      }
     }
+  }
+  if (parts.length === 0) return "";
+  const present = new Set<string>();
+  for (const t of body.toLowerCase().split(ASCII_SEPARATORS)) if (folded.has(t)) present.add(t);
+  const extra: string[] = [];
+  let bytes = 0;
+  for (const p of parts) {
+    if (present.has(p.toLowerCase())) continue;
+    bytes += p.length + 1;
+    if (bytes > FTS_EXPANSION_MAX_BYTES) break;
+    extra.push(p);
   }
   return extra.join(" ");
 }

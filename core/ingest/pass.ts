@@ -6,7 +6,13 @@
 import { basename, dirname, join } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { CLOSE_AFTER_MS } from "../constants.ts";
-import { clearRebuildPending, type Db, openWrite, rebuildPending } from "../store/db.ts";
+import {
+  checkpoint,
+  clearRebuildPending,
+  type Db,
+  openWrite,
+  rebuildPending,
+} from "../store/db.ts";
 import {
   allSessionStates,
   appendSession,
@@ -372,6 +378,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   run.error = pass.errors.length ? pass.errors.join("\n") : null;
   run.notes = pass.notes.length ? pass.notes.join("\n") : null;
   finishRun(db, runId, run);
+  if (run.filesCommitted > 0) checkpoint(db);
   return { ran: true, run, problems, excludedOnly, onlyFailed };
 }
 

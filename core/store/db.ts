@@ -12,6 +12,8 @@ import {
   DERIVED_SCHEMA,
   DIR_MODE,
   FILE_MODE,
+  WAL_AUTOCHECKPOINT_PAGES,
+  WRITER_CACHE_KIB,
 } from "../constants.ts";
 import { StoreError } from "../errors.ts";
 
@@ -300,6 +302,10 @@ export function openWrite(path: string): OpenWrite {
     if (!format && hasTables === 0) db.exec("PRAGMA auto_vacuum = INCREMENTAL");
     db.exec("PRAGMA journal_mode = WAL");
     db.exec("PRAGMA synchronous = NORMAL");
+    // The writer batches checkpoints and keeps a larger page cache: per-file commits on a
+    // backfill otherwise spend much of their time copying WAL pages back and re-reading them.
+    db.exec(`PRAGMA cache_size = -${WRITER_CACHE_KIB}`);
+    db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   } catch (e) {
     db.close();
     throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
@@ -355,4 +361,13 @@ export function rebuildPending(db: Db): boolean {
 
 export function clearRebuildPending(db: Db): void {
   db.prepare("DELETE FROM meta WHERE key = 'derived_rebuild_pending'").run();
+}
+
+/** After a pass that wrote, fold the WAL back into the file and truncate it. */
+export function checkpoint(db: Db): void {
+  try {
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  } catch {
+    // a reader holding an old snapshot: the next pass checkpoints
+  }
 }
