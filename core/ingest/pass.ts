@@ -132,7 +132,9 @@ class Pass {
     const end = chunk.lastIndexOf(NL) + 1; // a partial last line waits for the next pass
     if (end === 0) return { committed: false, bytesRead: chunk.length, turnsAdded: 0 };
 
-    const mode = state ? (state.captureMode as typeof cfg.capture.mode) : cfg.capture.mode;
+    // The mode applies as records are archived; a session archived under two modes is
+    // recorded as "mixed" (its file and stream offsets no longer line up for recovery).
+    const mode = cfg.capture.mode;
     const parts: Uint8Array[] = [];
     const derived: DerivedRows[] = [];
     let streamOffset = state?.uncompressedLen ?? 0;
@@ -246,7 +248,7 @@ class Pass {
       diverged: false,
       evicted: false,
       firstTurnAt: state?.firstTurnAt ?? firstTurnAt,
-      captureMode: mode,
+      captureMode: state && state.captureMode !== mode ? "mixed" : mode,
     });
     return { committed: true, bytesRead: end, turnsAdded: r.turnsAdded };
   }

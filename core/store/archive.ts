@@ -234,6 +234,7 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
          agent_meta = COALESCE(?, agent_meta),
          continues_from = COALESCE(continues_from, ?),
          first_parent_uuid = CASE WHEN turn_count = 0 AND first_parent_uuid IS NULL THEN ? ELSE first_parent_uuid END,
+         capture_mode = CASE WHEN capture_mode = ? THEN capture_mode ELSE 'mixed' END,
          turn_count = turn_count + ?
        WHERE session_no = ?`,
     ).run(
@@ -253,6 +254,7 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
       m.agentMeta,
       m.continuesFrom,
       m.firstParentUuid,
+      m.captureMode,
       a.derived.length,
       no,
     );
