@@ -18,7 +18,9 @@ const e = (name: string, summary: string, load: () => Promise<{ command: Command
 
 /** Sorted by name; a test holds it to that. Literal imports keep `deno compile` able to see them. */
 export const REGISTRY: readonly Entry[] = [
+  e("backfill", "archive every transcript on disk, detached", () => import("./backfill.ts")),
   e("compact", "give back the disk space retention freed", () => import("./compact.ts")),
+  e("data", "data move <path>: move the data directory", () => import("./data.ts")),
   e("export", "write every visible session out as .jsonl files", () => import("./export.ts")),
   e("hook", "run by Claude Code on its hook events", () => import("./hook.ts")),
   e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),

@@ -121,3 +121,9 @@ export const CLEANUP_PERIOD_DAYS_DEFAULT = 30;
 export const CLEANUP_PERIOD_DAYS_FLOOR = 90;
 /** The value that edit sets. */
 export const CLEANUP_PERIOD_DAYS_SUGGESTED = 3650;
+/**
+ * The text every Terminus build carries (the compiled binary in its embedded source, the
+ * source install's launcher in a comment). install and install.sh accept a regular file at
+ * the link path only when it holds this.
+ */
+export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";

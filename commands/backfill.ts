@@ -1,0 +1,80 @@
+/**
+ * terminus backfill: count what is not archived yet, estimate the time, start the whole-tree
+ * pass in a detached process and return. `--work` is that process; nobody types it.
+ */
+import type { Command } from "./types.ts";
+import { humanBytes, outcome, row } from "../core/output.ts";
+import { UsageError } from "../core/errors.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { runWholePass } from "../core/ingest/whole.ts";
+import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
+import { BACKFILL_RATE_MB_S } from "../core/constants.ts";
+
+export const command: Command = {
+  name: "backfill",
+  usage: "terminus backfill",
+  options: { work: { type: "boolean" } },
+  positionals: false,
+  json: false,
+  empty: () => null,
+  async run(ctx, args) {
+    if (args.positionals.length > 0) throw new UsageError("backfill takes no arguments");
+    const r = resolveAll(ctx);
+    try {
+      if (!Deno.statSync(r.dataDir).isDirectory) {
+        throw new Error(`the data directory ${r.dataDir} is not a folder, so no pass can run`);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+
+    if (args.values.work === true) {
+      // the detached worker: its stdio is null, so what it returns is only its exit code
+      const res = await runWholePass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots });
+      return outcome("backfill", null, { warnings: res.problems });
+    }
+
+    let size;
+    try {
+      size = sizeBackfill(r);
+    } catch (e) {
+      return outcome("backfill", null, {
+        ok: false,
+        reason: `the backfill could not be sized (${(e as Error).message}); nothing was started`,
+      });
+    }
+    const warnings = size.problems.map((p) => `problem: ${p}`);
+    const table = [
+      row("transcripts", size.transcripts),
+      row("not archived", humanBytes(size.bytes)),
+      row(
+        "estimate",
+        `${humanEstimate(size.seconds)} at ${BACKFILL_RATE_MB_S} MB/s, the rate the bench measured`,
+      ),
+    ].join("\n") + "\n";
+    if (size.transcripts === 0) {
+      return outcome("backfill", null, {
+        human: [table],
+        warnings,
+        counts: [`no transcripts under ${r.roots.join(", ")}; nothing was started`],
+      });
+    }
+    try {
+      startBackfill(ctx.self);
+    } catch (e) {
+      return outcome("backfill", null, {
+        ok: false,
+        human: [table],
+        warnings,
+        reason: `the backfill could not be started: ${(e as Error).message}`,
+      });
+    }
+    return outcome("backfill", null, {
+      human: [table],
+      warnings,
+      counts: [
+        "archiving in a detached process; terminus status shows it under last run once it finishes",
+      ],
+    });
+  },
+};

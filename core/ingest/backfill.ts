@@ -1,0 +1,94 @@
+/**
+ * Backfill: size the work before it starts, then hand it to a detached process.
+ * Sizing opens no transcript: it lists the folders (excluded projects skipped before any of
+ * their files is looked at), stats each file and subtracts the watermark the store holds.
+ * `terminus install` reuses both halves as its last step.
+ */
+import { isExcluded } from "../config.ts";
+import { BACKFILL_RATE_MB_S } from "../constants.ts";
+import type { Resolved } from "../setup_context.ts";
+import { openRead } from "../store/db.ts";
+import { allSessionStates, type SessionState } from "../store/archive.ts";
+import { discover } from "../transcript/discover.ts";
+import { keyFor } from "../transcript/session_key.ts";
+
+export interface BackfillSize {
+  /** Transcripts found under the roots, outside excluded projects. */
+  transcripts: number;
+  /** Bytes past each transcript's watermark (the whole file for a session the store lacks). */
+  bytes: number;
+  /** Folders that could not be listed and files that could not be sized, one line each. */
+  problems: string[];
+  /** The estimate at BACKFILL_RATE_MB_S, in seconds. */
+  seconds: number;
+}
+
+/**
+ * Counts what a whole-tree pass would read. Throws when the store cannot be opened (a newer
+ * archive format, a file that is not a store); callers say the backfill could not be sized.
+ */
+export function sizeBackfill(r: Resolved): BackfillSize {
+  const found = discover(r.roots, r.cfg.exclude);
+  const problems = found.problems.map((p) => `${p}; nothing under it is counted or archived`);
+  let states = new Map<string, SessionState>();
+  const opened = openRead(r.store);
+  if (opened) {
+    try {
+      states = allSessionStates(opened.db);
+    } finally {
+      opened.db.close();
+    }
+  }
+  let transcripts = 0;
+  let bytes = 0;
+  for (const f of found.files) {
+    const state = states.get(keyFor(f.path).sessionKey);
+    // a session already filed under an excluded project is skipped by the pass, unread
+    if (state && isExcluded(r.cfg, state.project)) continue;
+    let size: number;
+    try {
+      size = Deno.statSync(f.path).size;
+    } catch (e) {
+      problems.push(`${f.path} cannot be sized: ${(e as Error).message}`);
+      continue;
+    }
+    transcripts++;
+    // the pass never re-reads an evicted or diverged session, so nothing of it is left to do
+    if (state?.evicted || state?.diverged) continue;
+    bytes += Math.max(0, size - (state?.offset ?? 0));
+  }
+  return { transcripts, bytes, problems, seconds: estimateSeconds(bytes) };
+}
+
+export function estimateSeconds(bytes: number): number {
+  return bytes / (BACKFILL_RATE_MB_S * 1_000_000);
+}
+
+/** "nothing to read", "under a second", "about 42 s", "about 3 min 5 s", "about 2 h 10 min". */
+export function humanEstimate(secs: number): string {
+  if (secs === 0) return "nothing to read";
+  if (secs < 1) return "under a second";
+  return `about ${humanDuration(Math.round(secs))}`;
+}
+
+function humanDuration(seconds: number): string {
+  if (seconds < 60) return `${seconds} s`;
+  if (seconds < 3600) return `${Math.floor(seconds / 60)} min ${seconds % 60} s`;
+  return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+/**
+ * Starts `<self> backfill --work` in its own session and process group with no stdio, so it
+ * outlives the command that started it, and returns without waiting.
+ */
+export function startBackfill(self: string[]): void {
+  const [cmd, ...args] = self;
+  const child = new Deno.Command(cmd, {
+    args: [...args, "backfill", "--work"],
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached: true,
+  }).spawn();
+  child.unref();
+}
