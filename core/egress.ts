@@ -55,6 +55,58 @@ export function redact(text: string): string {
   return s;
 }
 
+const SECRET_KEY = new RegExp(`^${NAME}$`, "i");
+const LITERAL = /"(?:[^"\\]|\\.)*"/g;
+const KEY_COLON = /\s*:/y;
+
+/**
+ * A copy of a parsed record in which every string value under a secret-named key, at any
+ * depth, is `[redacted]`: the record's text leaves (tool inputs, tool results, attachments)
+ * lose their keys once they are joined into an excerpt, so the value is taken out first.
+ */
+export function redactValues<T>(v: T): T {
+  if (Array.isArray(v)) return v.map(redactValues) as T;
+  if (v === null || typeof v !== "object") return v;
+  const out: Record<string, unknown> = {};
+  for (const [k, x] of Object.entries(v as Record<string, unknown>)) {
+    out[k] = typeof x === "string" && SECRET_KEY.test(k) ? "[redacted]" : redactValues(x);
+  }
+  return out as T;
+}
+
+/**
+ * One archived JSON line, filtered string by string: each JSON string's text goes through
+ * `redact`, and a string value under a secret-named key becomes "[redacted]". The filter
+ * never reaches across the record's structure, so the line stays JSON with every key it had.
+ * A line that is not JSON is filtered as text.
+ */
+export function redactLine(line: string): string {
+  try {
+    JSON.parse(line);
+  } catch {
+    return redact(line);
+  }
+  let secretValueAt = -1;
+  return line.replace(LITERAL, (lit: string, offset: number) => {
+    KEY_COLON.lastIndex = offset + lit.length;
+    const text = JSON.parse(lit) as string;
+    if (KEY_COLON.test(line)) {
+      secretValueAt = SECRET_KEY.test(text) ? KEY_COLON.lastIndex : -1;
+      return lit; // a key is never changed
+    }
+    const underSecret = secretValueAt >= 0 && line.slice(secretValueAt, offset).trim() === "";
+    secretValueAt = -1;
+    if (underSecret) return '"[redacted]"';
+    const r = redact(text);
+    return r === text ? lit : JSON.stringify(r);
+  });
+}
+
+/** Whether `filter` is the redaction filter (as `egress(true)` returns it). */
+export function isRedacting(filter: (s: string) => string): boolean {
+  return filter === redact;
+}
+
 /** The filter when it applies, else the identity. */
 export function egress(enabled: boolean): (s: string) => string {
   return enabled ? redact : (s) => s;

@@ -7,6 +7,7 @@ import { readStream } from "../store/archive.ts";
 import { parseLine } from "../transcript/records.ts";
 import { textParts } from "../index/fts.ts";
 import { EXCERPT_CHARS } from "../constants.ts";
+import { isRedacting, redactValues } from "../egress.ts";
 
 export function turnBytes(
   db: Db,
@@ -21,9 +22,12 @@ export function turnBytes(
   }
 }
 
-export function turnText(line: Uint8Array): string {
+/** The turn's text, folded; with `redacting`, values under secret-named keys are taken out first. */
+export function turnText(line: Uint8Array, redacting = false): string {
   const rec = parseLine(line);
-  const text = rec ? textParts(rec).join(" ") : new TextDecoder().decode(line);
+  const text = rec
+    ? textParts(redacting ? redactValues(rec) : rec).join(" ")
+    : new TextDecoder().decode(line);
   return text.replace(/\s+/g, " ").trim();
 }
 
@@ -60,5 +64,5 @@ export function excerptFor(
   const bytes = turnBytes(db, t.sessionNo, t.streamOffset, t.byteLen);
   if (!bytes) return "";
   // filter before cutting so a secret is never split into an unrecognisable piece
-  return cutExcerpt(filter(turnText(bytes)), folded);
+  return cutExcerpt(filter(turnText(bytes, isRedacting(filter))), folded);
 }

@@ -5,9 +5,11 @@
 import { MAX_QUERY_TOKENS } from "../constants.ts";
 
 const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+/** unicode61 makes a token only of letters and digits: a run of marks alone is no word. */
+const SEARCHABLE = /[\p{L}\p{N}]/u;
 
 export function tokens(text: string): string[] {
-  return [...text.matchAll(TOKEN)].map((m) => m[0]);
+  return [...text.matchAll(TOKEN)].map((m) => m[0]).filter((t) => SEARCHABLE.test(t));
 }
 
 export interface Query {

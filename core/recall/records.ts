@@ -13,6 +13,7 @@ import {
   type Visibility,
 } from "../store/query.ts";
 import { cutExcerpt, turnBytes, turnText } from "./excerpt.ts";
+import { isRedacting, redactLine } from "../egress.ts";
 
 export interface RecordDoc {
   turn_id: number;
@@ -97,7 +98,8 @@ export function readRecord(db: Db, t: TurnRecord, filter: (s: string) => string)
       tool_name: t.toolName,
       ts: t.ts,
       project: t.hasMeta ? t.project : null,
-      body: bytes ? filter(decoder.decode(bytes)) : null,
+      // filtered string by string, so the body stays JSON with every key it had
+      body: bytes ? (isRedacting(filter) ? redactLine : filter)(decoder.decode(bytes)) : null,
       body_evicted: t.evicted,
     },
   };
@@ -117,7 +119,7 @@ export function contextWindow(
     let text = "";
     if (!x.evicted) {
       const b = turnBytes(db, x.sessionNo, x.streamOffset, x.byteLen);
-      if (b) text = cutExcerpt(filter(turnText(b)), []);
+      if (b) text = cutExcerpt(filter(turnText(b, isRedacting(filter))), []);
     }
     return {
       turn_id: x.id,
