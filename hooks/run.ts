@@ -124,7 +124,10 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
       else throw new Error("not a JSON object");
     } catch (e) {
       res.stderr.push(
-        `terminus hook ${event}: the event on stdin is not a JSON object (${(e as Error).message})`,
+        // the parser quotes the input, newlines included: one line on stderr, always
+        `terminus hook ${event}: the event on stdin is not a JSON object (${
+          (e as Error).message.replace(/\s+/g, " ")
+        })`,
       );
       return res;
     }

@@ -11,5 +11,15 @@ import { section as storage } from "./storage.ts";
 import { section as noop } from "./noop.ts";
 import { section as rss } from "./rss.ts";
 import { section as maintenance } from "./maintenance.ts";
+import { section as hooks } from "./hooks.ts";
 
-export const SECTIONS: Section[] = [floor, backfill, compression, storage, noop, rss, maintenance];
+export const SECTIONS: Section[] = [
+  floor,
+  backfill,
+  compression,
+  storage,
+  noop,
+  rss,
+  maintenance,
+  hooks,
+];

@@ -52,10 +52,19 @@ export function buildBrief(
     return neutraliseInner(lines.join("\n"));
   };
   // Only the quotes shrink; a budget too small for the wording itself means no brief.
+  // Both quotes shrink together, so cutting the cap by the whole excess overshoots (to no
+  // brief at all when the excess passes 240): the longest cap that fits is halved down to.
   let quoteMax = QUOTE_CHARS;
   let text = compose(quoteMax);
-  while (length(text) > maxChars && quoteMax > 0) {
-    quoteMax = Math.max(0, quoteMax - Math.max(1, length(text) - maxChars));
+  if (length(text) > maxChars) {
+    let fits = 0;
+    let over = QUOTE_CHARS;
+    while (over - fits > 1) {
+      const mid = (fits + over) >> 1;
+      if (length(compose(mid)) <= maxChars) fits = mid;
+      else over = mid;
+    }
+    quoteMax = fits;
     text = compose(quoteMax);
   }
   if (length(text) > maxChars) return null;

@@ -5,12 +5,15 @@
 import { isAbsolute, resolve } from "../posix.ts";
 import { pathWords, symbolsIn } from "../index/entities.ts";
 
+/** Sentence punctuation closing a word is prose, not part of the path the word names. */
+const TRAILING_PUNCTUATION = /[?!.,;:]+(?=\s|$)/g;
+
 export function spellings(prompt: string, cwd: string | null, max: number): string[] {
   const out: string[] = [];
   const add = (s: string) => {
     if (s && !out.includes(s) && out.length < max) out.push(s);
   };
-  for (const p of pathWords(prompt)) {
+  for (const p of pathWords(prompt.replace(TRAILING_PUNCTUATION, ""))) {
     add(!isAbsolute(p) && cwd ? resolve(cwd, p) : p);
   }
   for (const s of symbolsIn(prompt)) add(s);
