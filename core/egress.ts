@@ -5,35 +5,57 @@
  */
 
 const SECRET = "(?:token|password|passwd|secret|key|api|bearer|cookie|authorization)";
+const SECRET_WORD = new RegExp(SECRET, "i");
 const NAME = `[A-Za-z0-9_.-]*${SECRET}[A-Za-z0-9_.-]*`;
+/**
+ * A name is matched whole and only where a name character does not precede it (the
+ * lookahead-and-backreference pair is an atomic group), then checked for a secret word.
+ * Matching `[chars]*secret[chars]*` directly backtracks quadratically on a long run such
+ * as `keykeykey…`, and a hook cannot interrupt a regex.
+ */
+const NAME_ATOM = "(?<![A-Za-z0-9_.-])(?=([A-Za-z0-9_.-]+))\\1";
 
-const RULES: [RegExp, string | ((...m: string[]) => string)][] = [
+type Rule = [RegExp, string | ((...m: string[]) => string)];
+
+/** A replacement that applies only when the captured name (group 1) holds a secret word. */
+function whenSecret(to: (...m: string[]) => string): (...m: string[]) => string {
+  return (...m: string[]) => (SECRET_WORD.test(m[1]) ? to(...m) : m[0]);
+}
+
+const RULES: Rule[] = [
   // 1. PEM private-key blocks, to the end of the text if unterminated.
   [
     /-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)/g,
     "[redacted:a-pem-private-key]",
   ],
   // 2. userinfo in a URL.
-  [/([a-z][a-z0-9+.-]*:\/\/)[^\s/@'"]+@/gi, "$1[redacted:connection-url-userinfo]@"],
+  [
+    /((?<![a-z0-9+.-])[a-z][a-z0-9+.-]{0,31}:\/\/)[^\s/@'"]+@/gi,
+    "$1[redacted:connection-url-userinfo]@",
+  ],
   // 3. header shapes; an auth scheme word takes the next word too.
   [
     new RegExp(
-      `(\\b${NAME}\\s*:\\s*)(?:(?:bearer|basic|digest|token|negotiate|ntlm)\\s+)?(?!\\[redacted)[^\\s"',;]+`,
+      `${NAME_ATOM}(\\s*:\\s*)((?:(?:bearer|basic|digest|token|negotiate|ntlm)\\s+)?)(?!\\[redacted)([^\\s"',;]+)`,
       "gi",
     ),
-    "$1[redacted]",
+    whenSecret((_m, name, sep) => `${name}${sep}[redacted]`),
   ],
   // 4. JSON "name": "value".
-  [new RegExp(`("${NAME}"\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, "gi"), '$1"[redacted]"'],
+  [
+    new RegExp(`"(?=([A-Za-z0-9_.-]+))\\1"(\\s*:\\s*)"(?:[^"\\\\]|\\\\.)*"`, "gi"),
+    whenSecret((_m, name, sep) => `"${name}"${sep}"[redacted]"`),
+  ],
   // 5. NAME=value, quoted to its quote or bare to whitespace/quote/backslash.
   [
-    new RegExp(`(\\b${NAME}=)(?:"[^"]*"|'[^']*'|(?!\\[redacted)[^\\s"'\\\\]+)`, "gi"),
-    "$1[redacted]",
+    new RegExp(`${NAME_ATOM}=(?:"[^"]*"|'[^']*'|(?!\\[redacted)[^\\s"'\\\\]+)`, "gi"),
+    whenSecret((_m, name) => `${name}=[redacted]`),
   ],
   // 6. --name value / -name value flags.
   [
-    new RegExp(`((?:^|\\s)--?${NAME}[ \\t]+)(?!-)(?!\\[redacted)[^\\s]+`, "gi"),
-    "$1[redacted:a-command-line-flag-value]",
+    new RegExp(`((?:^|\\s)--?)(?=([A-Za-z0-9_.-]+))\\2([ \\t]+)(?!-)(?!\\[redacted)[^\\s]+`, "gi"),
+    (m, lead, name, gap) =>
+      SECRET_WORD.test(name) ? `${lead}${name}${gap}[redacted:a-command-line-flag-value]` : m,
   ],
   // 7. JWTs.
   [
@@ -51,7 +73,7 @@ const RULES: [RegExp, string | ((...m: string[]) => string)][] = [
 
 export function redact(text: string): string {
   let s = text;
-  for (const [re, to] of RULES) s = s.replace(re, to as string);
+  for (const [re, to] of RULES) s = s.replace(re, to as (...m: string[]) => string);
   return s;
 }
 
