@@ -1,0 +1,117 @@
+/** terminus install: wire Terminus into Claude Code and print a receipt of every file touched. */
+import type { Command } from "./types.ts";
+import { humanBytes, outcome } from "../core/output.ts";
+import { VERSION } from "../core/constants.ts";
+import { install, type InstallReport } from "../core/setup/install.ts";
+import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
+import { find } from "./mod.ts";
+
+const AUTO_COMPACT_NOTE =
+  "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";
+
+function pad(label: string): string {
+  return `  ${label.padEnd(14)}`;
+}
+
+function receipt(r: InstallReport): string[] {
+  const out: string[] = [];
+  if (r.incomplete) {
+    out.push(
+      "install incomplete: the mcp server is not registered",
+      `${pad("reason")}${r.incomplete.reason}`,
+      `${pad("to finish")}${r.incomplete.finish}`,
+      "",
+    );
+  }
+  out.push(`terminus ${VERSION} installed`);
+  const target = r.version.file;
+  out.push(
+    `${pad("link")}${r.loc.link} -> ${target} (${
+      r.link.wrote ? (r.link.was ? `moved from ${r.link.was}` : "placed") : "already current"
+    })`,
+  );
+  const kind = r.version.fromSource ? "launcher for a self-contained source copy" : "binary";
+  out.push(
+    `${pad("version file")}${target}, the ${kind} (${
+      r.version.wrote ? "stored" : "already current"
+    })`,
+  );
+  let settingsLine: string;
+  if (r.settings.added.length === 0) settingsLine = "the four hook entries are already current";
+  else if (r.settings.added.length === SETUP_HOOK_EVENTS.length) {
+    settingsLine = `added the four hook entries${r.settings.created ? " (new file)" : ""}`;
+  } else {settingsLine = `added the hook entries for ${
+      r.settings.added.join(", ")
+    }; the rest were already current`;}
+  out.push(`${pad("settings.json")}${r.loc.settings}: ${settingsLine}`);
+  if (r.settings.rewroteForm) {
+    out.push(
+      `${
+        pad("")
+      }the file was not in two-space form, so all of it was rewritten in two-space form; its keys and values are unchanged`,
+    );
+  }
+  if (r.backupWritten) {
+    out.push(`${pad("backup")}${r.backupWritten}, a copy of settings.json as it was`);
+  }
+  const how = {
+    current: "the 'terminus' server is already current; no claude was run",
+    added: "registered the 'terminus' server with claude mcp add-json --scope user",
+    replaced:
+      "replaced an entry in another shape: claude mcp remove --scope user, then claude mcp add-json --scope user",
+    "not registered": "not registered (see above)",
+  }[r.mcp];
+  out.push(`${pad(".claude.json")}${r.loc.claudeJson}: ${how}`);
+  out.push(`${pad("data")}${r.dataDir}`);
+  out.push(`${pad("transcripts")}${r.roots.length ? r.roots.join(", ") : "not known (see below)"}`);
+  out.push(`${pad("undo")}terminus uninstall`);
+  out.push("");
+  out.push(`${r.cleanup.finding}.`);
+  if (r.cleanup.fix) {
+    out.push(`  to keep them longer: ${r.cleanup.fix} (terminus never changes it)`);
+  }
+  out.push(AUTO_COMPACT_NOTE);
+  out.push("");
+  const b = r.backfill;
+  if (b.sizing) {
+    for (const p of b.sizing.problems) out.push(`problem: ${p}`);
+    if (b.sizing.transcripts === 0) {
+      out.push("backfill: no transcripts on disk yet, so nothing was started");
+    } else {
+      out.push(
+        `backfill: ${b.sizing.transcripts} transcript(s), ${
+          humanBytes(b.sizing.pending)
+        } not yet archived${
+          b.started ? "; archiving them in the background. terminus status shows the pass." : "."
+        }`,
+      );
+    }
+  }
+  if (b.problem) out.push(`problem: ${b.problem}`);
+  return out;
+}
+
+export const command: Command = {
+  name: "install",
+  usage: "terminus install",
+  options: {},
+  positionals: false,
+  json: false,
+  empty: () => null,
+  async run(ctx) {
+    const r = await install({
+      env: ctx.env,
+      self: ctx.self,
+      hasBackfill: find("backfill") !== undefined,
+    });
+    if (r.refused) {
+      return outcome("install", null, { ok: false, reason: `install refused: ${r.refused}` });
+    }
+    const failed = r.incomplete !== null;
+    return outcome("install", null, {
+      ok: !failed,
+      exitCode: failed ? 1 : 0,
+      human: [receipt(r).join("\n") + "\n"],
+    });
+  },
+};

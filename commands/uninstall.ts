@@ -1,0 +1,78 @@
+/**
+ * terminus uninstall [--purge] [-y]: take out what install added; with --purge, also delete
+ * the data directory after asking once.
+ *
+ * The one command that writes before it returns: a question has to reach the terminal
+ * before its answer can be read, so `ask` puts it on stderr itself (everything else goes
+ * through the outcome, as in every command).
+ */
+import type { Command } from "./types.ts";
+import { escapeControls, outcome } from "../core/output.ts";
+import { uninstall } from "../core/setup/uninstall.ts";
+
+/** Writes the question to stderr and reads one line; null when stdin ends first. */
+async function ask(question: string): Promise<boolean | null> {
+  const enc = new TextEncoder();
+  let buf = enc.encode(escapeControls(question));
+  while (buf.length > 0) buf = buf.subarray(Deno.stderr.writeSync(buf));
+  const chunks: number[] = [];
+  const one = new Uint8Array(1);
+  let sawAny = false;
+  while (true) {
+    let n: number | null;
+    try {
+      n = await Deno.stdin.read(one);
+    } catch {
+      n = null;
+    }
+    if (n === null) break;
+    if (n === 0) continue;
+    sawAny = true;
+    if (one[0] === 0x0a) break;
+    chunks.push(one[0]);
+    if (chunks.length > 1024) break;
+  }
+  if (!sawAny) {
+    Deno.stderr.writeSync(enc.encode("\n"));
+    return null;
+  }
+  const answer = new TextDecoder().decode(new Uint8Array(chunks)).trim().toLowerCase();
+  return answer === "y" || answer === "yes";
+}
+
+export const command: Command = {
+  name: "uninstall",
+  usage: "terminus uninstall [--purge] [-y | --yes]",
+  options: {
+    purge: { type: "boolean" },
+    yes: { type: "boolean", short: "y" },
+  },
+  positionals: false,
+  json: false,
+  empty: () => null,
+  async run(ctx, args) {
+    const r = await uninstall({
+      env: ctx.env,
+      purge: args.values.purge === true,
+      yes: args.values.yes === true,
+      confirm: ask,
+    });
+    const lines: string[] = [];
+    for (const s of r.steps) {
+      lines.push(`  ${(s.ok ? "done" : "failed").padEnd(8)}${s.label.padEnd(15)}${s.text}`);
+    }
+    lines.push("", "kept:");
+    for (const k of r.kept) lines.push(`  ${k.label.padEnd(10)}${k.text}`);
+    const failed = r.steps.filter((s) => !s.ok);
+    return outcome("uninstall", null, {
+      ok: failed.length === 0,
+      exitCode: failed.length ? 1 : 0,
+      reason: failed.length
+        ? `uninstall: ${failed.length} step(s) could not be done: ${
+          failed.map((s) => s.label).join(", ")
+        }`
+        : null,
+      human: [lines.join("\n") + "\n"],
+    });
+  },
+};

@@ -1,0 +1,316 @@
+/**
+ * terminus doctor: fourteen checks of what is wired into Claude Code. It reads and never
+ * writes: no file, no folder, on any path (the store is opened so that SQLite leaves no
+ * sidecar files either; see store/probe.ts).
+ */
+import type { Env } from "../paths.ts";
+import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
+import { loadConfig } from "../config.ts";
+import { VERSION } from "../constants.ts";
+import { join } from "../posix.ts";
+import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
+import { type Locations, locations, SETUP_HOOK_EVENTS, shellLine, shellWord } from "./locations.ts";
+import { examineLink, launcherNames, linkedVersion, runningProgram } from "./placement.ts";
+import { examineHooks, readSettings } from "./settings.ts";
+import { claudeOnPath, readMcpState, runClaude } from "./claude.ts";
+import {
+  judgeAutoCompact,
+  judgeCleanup,
+  readLayered,
+  settingsLayers,
+  type Verdict,
+} from "./claude_settings.ts";
+
+export type State = Verdict["state"];
+export type { Verdict };
+
+/** Every run carries these keys, in this order, whatever doctor found. */
+export const CHECKS = [
+  "binary",
+  "settings_file",
+  "hook_SessionStart",
+  "hook_UserPromptSubmit",
+  "hook_SessionEnd",
+  "hook_PostCompact",
+  "mcp_server",
+  "claude_code",
+  "config_roots",
+  "data_directory",
+  "store",
+  "last_run",
+  "cleanup_period_days",
+  "auto_compact",
+] as const;
+export type CheckName = typeof CHECKS[number];
+export type Report = Record<CheckName, Verdict>;
+
+export interface DoctorInput {
+  env: Env;
+  cwd: string;
+}
+
+const ok = (finding: string): Verdict => ({ state: "ok", finding, fix: null });
+const note = (finding: string, fix: string | null = null): Verdict => ({
+  state: "note",
+  finding,
+  fix,
+});
+const unknown = (finding: string): Verdict => ({ state: "unknown", finding, fix: null });
+const problem = (finding: string, fix: string | null = null): Verdict => ({
+  state: "problem",
+  finding,
+  fix,
+});
+
+/** The command that (re)installs: the link when it works, else the program doctor runs as. */
+function installCommand(loc: Locations | null, linkWorks: boolean): string {
+  if (loc && linkWorks) return `${shellWord(loc.link)} install`;
+  if (Deno.build.standalone) return `${shellWord(Deno.execPath())} install`;
+  if (loc) {
+    const p = runningProgram(loc);
+    if (p.kind === "installed") return `${shellWord(join(p.versionDir, "terminus"))} install`;
+    if (p.kind === "checkout") {
+      return shellLine(["deno", "task", "--config", join(p.root, "deno.json"), "install"]);
+    }
+  }
+  return "terminus install";
+}
+
+function checkBinary(loc: Locations): { v: Verdict; works: boolean } {
+  const at = examineLink(loc);
+  const fix = installCommand(loc, false);
+  if (at.kind === "absent") return { v: problem(`${loc.link} is not there`, fix), works: false };
+  if (at.kind === "foreign") {
+    return {
+      v: problem(`${loc.link} is ${at.what}, which terminus install did not put there`),
+      works: false,
+    };
+  }
+  if (at.kind === "build") {
+    return {
+      v: note(`${loc.link} is a Terminus build, but not a link into ${loc.versionsDir}`, fix),
+      works: true,
+    };
+  }
+  let text: string;
+  try {
+    text = Deno.statSync(at.target).isFile ? Deno.readTextFileSync(at.target) : "";
+  } catch {
+    return {
+      v: problem(`${loc.link} points at ${at.target}, which is not there`, fix),
+      works: false,
+    };
+  }
+  // A source install's launcher names a runtime and a copy that must still be there.
+  const names = text.startsWith("#!/bin/sh") ? launcherNames(text) : null;
+  if (names) {
+    for (const p of [names.deno, names.main]) {
+      try {
+        Deno.statSync(p);
+      } catch {
+        return { v: problem(`${at.target} runs ${p}, which is not there`, fix), works: false };
+      }
+    }
+  }
+  const v = linkedVersion(loc, at.target);
+  if (v === VERSION) return { v: ok(`${loc.link} is this build (${VERSION})`), works: true };
+  return {
+    v: note(
+      `${loc.link} runs version ${v ?? "unknown"} (${at.target}); this doctor is ${VERSION}`,
+      fix,
+    ),
+    works: true,
+  };
+}
+
+export async function doctor(inp: DoctorInput): Promise<Report> {
+  const { env } = inp;
+  const r = {} as Report;
+  let loc: Locations | null = null;
+  try {
+    loc = locations(env);
+  } catch (e) {
+    const why = (e as Error).message;
+    for (const k of CHECKS) r[k] = unknown(`${why}, so this was not checked`);
+  }
+
+  // binary, settings, hooks, mcp
+  let linkWorks = false;
+  if (loc) {
+    const b = checkBinary(loc);
+    r.binary = b.v;
+    linkWorks = b.works;
+    const fix = installCommand(loc, linkWorks);
+    const s = readSettings(loc.settings);
+    if (s.error) r.settings_file = problem(s.error);
+    else if (!s.exists) {
+      r.settings_file = note(`${loc.settings} is not there yet; terminus install creates it`);
+    } else r.settings_file = ok(`${loc.settings} reads as JSON`);
+    const findings = s.doc ? examineHooks(s.doc, loc.link) : null;
+    for (const event of SETUP_HOOK_EVENTS) {
+      const key = `hook_${event}` as CheckName;
+      if (s.error) {
+        r[key] = unknown(
+          `${loc.settings} does not read as a JSON object, so the ${event} entry is not known`,
+        );
+        continue;
+      }
+      const f = findings?.find((x) => x.event === event) ?? { ours: 0, others: 0 };
+      if (f.ours > 1) {
+        r[key] = problem(
+          `${loc.settings} runs ${loc.link} for ${event} ${f.ours} times: a duplicated hook entry`,
+        );
+      } else if (f.ours === 1 && f.others > 0) {
+        r[key] = note(
+          `${loc.settings} runs ${loc.link} for ${event} in exec form, and another install's terminus entry runs for it too`,
+        );
+      } else if (f.ours === 1) {
+        r[key] = ok(`${loc.settings} runs ${loc.link} for ${event} in exec form`);
+      } else {
+        r[key] = problem(`${loc.settings} has no terminus entry for ${event}`, fix);
+      }
+    }
+    const m = readMcpState(loc.claudeJson, loc.link);
+    if (m.kind === "current") {
+      r.mcp_server = ok(`${loc.claudeJson} runs ${loc.link} as the 'terminus' server`);
+    } else if (m.kind === "unreadable") r.mcp_server = problem(m.reason);
+    else if (m.kind === "absent") {
+      r.mcp_server = problem(
+        `${loc.claudeJson} ${
+          m.fileMissing ? "is not there, so it has" : "has"
+        } no 'terminus' server`,
+        fix,
+      );
+    } else {
+      r.mcp_server = problem(
+        `${loc.claudeJson} has a 'terminus' server that does not run ${loc.link} mcp in exec form`,
+        fix,
+      );
+    }
+  }
+
+  // claude
+  const claude = claudeOnPath(env);
+  if (!claude) r.claude_code = unknown("claude is not on PATH, so its version is not known");
+  else {
+    const v = await runClaude(claude, ["--version"]);
+    if (v.failure) r.claude_code = problem(v.failure);
+    else r.claude_code = ok(`${claude} reports ${v.stdout.trim().split("\n")[0]}`);
+  }
+
+  // config, roots
+  let roots: string[] | null = null;
+  try {
+    const cfg = loadConfig(env);
+    roots = transcriptRoots(cfg.roots, env);
+  } catch (e) {
+    r.config_roots = problem((e as Error).message);
+  }
+  if (roots) {
+    if (roots.length === 0) r.config_roots = problem("the config resolves no transcript root");
+    else if (roots.length > 1) {
+      r.config_roots = note(`${roots.length} transcript roots: ${roots.join(", ")}`);
+    } else {
+      const root = roots[0];
+      try {
+        const st = Deno.statSync(root);
+        if (!st.isDirectory) {
+          r.config_roots = problem(`the transcript root ${root} is not a folder`);
+        } else {
+          let projects = 0;
+          try {
+            for (const e of Deno.readDirSync(join(root, "projects"))) if (e.isDirectory) projects++;
+          } catch { /* no sessions yet */ }
+          r.config_roots = ok(`transcript root ${root}, ${projects} project folder(s)`);
+        }
+      } catch {
+        r.config_roots = note(
+          `the transcript root ${root} is not there yet; Claude Code creates it`,
+        );
+      }
+    }
+  }
+
+  // data directory, store, last run
+  let data: string | null = null;
+  try {
+    data = resolveDataDir(env);
+  } catch (e) {
+    r.data_directory = problem(`the data directory cannot be resolved: ${(e as Error).message}`);
+  }
+  const ingest = `${linkWorks && loc ? shellWord(loc.link) : "terminus"} ingest`;
+  if (data) {
+    let isDir = false;
+    try {
+      const st = Deno.statSync(data);
+      if (!st.isDirectory) r.data_directory = problem(`the data directory ${data} is not a folder`);
+      else {
+        try {
+          for (const _ of Deno.readDirSync(data)) break;
+          r.data_directory = ok(`${data} is a folder`);
+          isDir = true;
+        } catch (e) {
+          r.data_directory = problem(
+            `the data directory ${data} cannot be read: ${(e as Error).message}`,
+          );
+        }
+      }
+    } catch (e) {
+      if (e instanceof Deno.errors.NotFound) {
+        r.data_directory = note(`${data} is not there yet; the first archive pass creates it`);
+      } else {r.data_directory = problem(
+          `the data directory ${data} cannot be read: ${(e as Error).message}`,
+        );}
+    }
+    const store = storePath(data);
+    const p = isDir ? probeStore(store) : { kind: "absent" as const };
+    if (p.kind === "absent" || p.kind === "empty") {
+      r.store = note(`no store yet at ${store}; the first archive pass creates it`);
+      r.last_run = note("no archive pass has run yet");
+    } else if (p.kind !== "ok") {
+      r.store = problem(p.message);
+      r.last_run = unknown("the store cannot be opened, so its last run is not known");
+    } else {
+      try {
+        const c = probeCounts(p.db);
+        if (typeof c === "string") r.store = problem(`${store} cannot be counted: ${c}`);
+        else {
+          r.store = ok(
+            `${store}: ${c.sessions} session(s), ${c.turns} turn(s), ${c.watermarks} watermark(s)`,
+          );
+        }
+        const got = probeLastRun(p.db);
+        const run = "row" in got ? got.row : null;
+        if ("failure" in got) r.last_run = problem(`the runs table cannot be read: ${got.failure}`);
+        else if (run === null) r.last_run = note("no archive pass has run yet");
+        else if (run.filesFailed > 0 || run.error) {
+          const first = run.error ? `: ${run.error.split("\n")[0]}` : "";
+          r.last_run = problem(
+            `the last run (${run.startedAt}) failed ${run.filesFailed} file(s)${first}; terminus status has the detail, and this stays a problem until a later run records no failure`,
+            ingest,
+          );
+        } else {
+          r.last_run = ok(
+            `${run.startedAt}: ${run.filesSeen} walked, ${run.filesCommitted} committed, 0 failed`,
+          );
+        }
+      } finally {
+        p.db.close();
+      }
+    }
+  } else {
+    r.store = unknown("the data directory cannot be resolved, so the store was not looked for");
+    r.last_run = unknown("the data directory cannot be resolved, so the last run is not known");
+  }
+
+  // the two Claude Code settings
+  if (loc) {
+    const layers = settingsLayers(loc.settings, inp.cwd);
+    r.cleanup_period_days = judgeCleanup(readLayered(layers, "cleanupPeriodDays"), loc.settings);
+    r.auto_compact = judgeAutoCompact(readLayered(layers, "autoCompactEnabled"), env);
+  }
+
+  const out = {} as Report;
+  for (const k of CHECKS) out[k] = r[k] ?? unknown("not checked");
+  return out;
+}

@@ -1,0 +1,535 @@
+/**
+ * Placing the running program under its version and pointing the link at it.
+ *
+ * A compiled binary stores itself as `versions/<version>/terminus`. A source run (no
+ * `deno compile` here: it needs a runtime download these machines cannot make) stores a
+ * self-contained copy instead: the program's source in `versions/<version>/source-<hash>/`,
+ * the npm packages it imports in a private module cache `versions/<version>/deno/`, and a
+ * POSIX sh launcher as `versions/<version>/terminus` that runs that copy offline. Deleting
+ * the checkout afterwards changes nothing. See docs/design/install.md.
+ */
+import { BUILD_MARKER, VERSION } from "../constants.ts";
+import type { Env } from "../paths.ts";
+import { basename, dirname, isAbsolute, join, resolve } from "../posix.ts";
+import { covers } from "../paths.ts";
+import { permissionFlags } from "../context.ts";
+import { type Locations, shellWord, versionFile } from "./locations.ts";
+
+/* ---------- what sits at the link path ---------- */
+
+export type LinkState =
+  | { kind: "absent" }
+  /** A symlink into the versions folder (it may name a version that is gone). */
+  | { kind: "link"; target: string }
+  /** A regular file that is a Terminus build (it carries the marker). */
+  | { kind: "build" }
+  /** Anything else: install refuses to touch it, uninstall leaves it. */
+  | { kind: "foreign"; what: string };
+
+const encoder = new TextEncoder();
+const MARKER = encoder.encode(BUILD_MARKER);
+
+function indexOf(hay: Uint8Array, needle: Uint8Array, from = 0): number {
+  const first = needle[0];
+  const last = hay.length - needle.length;
+  for (let i = hay.indexOf(first, from); i !== -1 && i <= last; i = hay.indexOf(first, i + 1)) {
+    let j = 1;
+    while (j < needle.length && hay[i + j] === needle[j]) j++;
+    if (j === needle.length) return i;
+  }
+  return -1;
+}
+
+/** Whether a file holds the build marker, read in chunks so a large binary is no burden. */
+export function hasBuildMarker(path: string): boolean {
+  const f = Deno.openSync(path, { read: true });
+  try {
+    const chunk = new Uint8Array(1 << 20);
+    let carry = new Uint8Array(0);
+    while (true) {
+      const n = f.readSync(chunk);
+      if (n === null) return false;
+      const buf = new Uint8Array(carry.length + n);
+      buf.set(carry);
+      buf.set(chunk.subarray(0, n), carry.length);
+      if (indexOf(buf, MARKER) !== -1) return true;
+      carry = buf.slice(Math.max(0, buf.length - (MARKER.length - 1)));
+    }
+  } finally {
+    f.close();
+  }
+}
+
+/** Reads a symlink's target as an absolute, normalised path. */
+function linkTarget(link: string): string {
+  const t = Deno.readLinkSync(link);
+  return isAbsolute(t) ? resolve(t) : resolve(dirname(link), t);
+}
+
+export function examineLink(loc: Locations): LinkState {
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.lstatSync(loc.link);
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return { kind: "absent" };
+    return { kind: "foreign", what: `something that cannot be examined (${(e as Error).message})` };
+  }
+  if (st.isSymlink) {
+    const target = linkTarget(loc.link);
+    if (!covers(loc.versionsDir, target) || target === loc.versionsDir) {
+      return { kind: "foreign", what: `a link to ${target}, outside ${loc.versionsDir}` };
+    }
+    try {
+      if (Deno.statSync(loc.link).isDirectory) {
+        return { kind: "foreign", what: `a link to the folder ${target}` };
+      }
+    } catch { /* a link to nothing inside the versions folder is ours */ }
+    return { kind: "link", target };
+  }
+  if (st.isDirectory) return { kind: "foreign", what: "a folder" };
+  if (!st.isFile) return { kind: "foreign", what: "neither a file nor a link" };
+  try {
+    if (hasBuildMarker(loc.link)) return { kind: "build" };
+  } catch (e) {
+    return { kind: "foreign", what: `a file that cannot be read (${(e as Error).message})` };
+  }
+  return { kind: "foreign", what: "a file that is not a Terminus build" };
+}
+
+/** The version a link into the versions folder names: `versions/<version>/terminus`. */
+export function linkedVersion(loc: Locations, target: string): string | null {
+  if (!covers(loc.versionsDir, target)) return null;
+  const rest = target.slice(loc.versionsDir.length + 1).split("/");
+  return rest.length === 2 && rest[1] === "terminus" ? rest[0] : null;
+}
+
+/* ---------- what is running ---------- */
+
+export type Program =
+  /** A `deno compile` binary. */
+  | { kind: "compiled"; self: string }
+  /** The source copy a source install placed, run through its launcher. */
+  | { kind: "installed"; versionDir: string; sourceDir: string }
+  /** A checkout: `deno task install`. */
+  | { kind: "checkout"; root: string };
+
+export function runningProgram(loc: Locations): Program {
+  if (Deno.build.standalone) return { kind: "compiled", self: Deno.execPath() };
+  const main = new URL(Deno.mainModule).pathname;
+  const root = dirname(decodeURIComponent(main));
+  if (covers(loc.versionsDir, root)) {
+    return { kind: "installed", versionDir: dirname(root), sourceDir: root };
+  }
+  return { kind: "checkout", root };
+}
+
+/* ---------- the source copy ---------- */
+
+/** The parts of a checkout the program needs, and nothing else (no tests, docs, bench). */
+export const SOURCE_FILES = ["mod.ts", "deno.json", "deno.lock"];
+export const SOURCE_DIRS = ["commands", "core", "hooks", "mcp"];
+
+export interface NpmPackage {
+  name: string;
+  version: string;
+}
+
+export interface SourcePlan {
+  root: string;
+  /** Relative paths of every file copied, sorted. */
+  files: string[];
+  hash: string;
+  packages: NpmPackage[];
+  /** Where each package (`name@version`) is copied from. */
+  sources: Map<string, string>;
+  /** The runtime the launcher names, by full path. */
+  deno: string;
+}
+
+function walkFiles(root: string, rel: string, out: string[]): void {
+  for (const e of Deno.readDirSync(join(root, rel))) {
+    const r = `${rel}/${e.name}`;
+    if (e.isDirectory) walkFiles(root, r, out);
+    else if (e.isFile) out.push(r);
+  }
+}
+
+/** The runtime's module cache: DENO_DIR, else the platform's cache folder. */
+export function denoDir(env: Env): string {
+  const set = env("DENO_DIR");
+  if (set) return resolve(set);
+  const h = env("HOME") ?? "/";
+  if (Deno.build.os === "darwin") return join(h, "Library", "Caches", "deno");
+  const xdg = env("XDG_CACHE_HOME");
+  return join(xdg ?? join(h, ".cache"), "deno");
+}
+
+/** `name@version[_peer@version...]` as deno.lock keys its npm section. */
+export function parseLockKey(key: string): NpmPackage {
+  const at = key.indexOf("@", key.startsWith("@") ? 1 : 0);
+  const name = key.slice(0, at);
+  const version = key.slice(at + 1).split("_")[0];
+  return { name, version };
+}
+
+export function npmPackages(lockText: string, lockPath: string): NpmPackage[] {
+  let lock: Record<string, unknown>;
+  try {
+    lock = JSON.parse(lockText);
+  } catch {
+    throw new Error(`${lockPath} is not JSON, so the packages the program needs are not known`);
+  }
+  for (const k of ["jsr", "remote"]) {
+    if (lock[k] && Object.keys(lock[k] as object).length) {
+      throw new Error(
+        `${lockPath} lists ${k} modules; a source install copies npm packages only (see docs/design/install.md)`,
+      );
+    }
+  }
+  const seen = new Map<string, NpmPackage>();
+  for (const key of Object.keys((lock.npm ?? {}) as object)) {
+    const p = parseLockKey(key);
+    seen.set(`${p.name}@${p.version}`, p);
+  }
+  return [...seen.values()].sort((a, b) =>
+    a.name === b.name ? (a.version < b.version ? -1 : 1) : a.name < b.name ? -1 : 1
+  );
+}
+
+/**
+ * The registry the copy's packages are filed under. The launcher pins it, so an
+ * NPM_CONFIG_REGISTRY or .npmrc naming a mirror cannot send the runtime to look elsewhere.
+ */
+export const NPM_REGISTRY = "https://registry.npmjs.org/";
+const REGISTRY_FOLDER = "registry.npmjs.org";
+
+function npmDir(dir: string, p: NpmPackage, folder = REGISTRY_FOLDER): string {
+  return join(dir, "npm", folder, p.name, p.version);
+}
+
+/** The cache folder Deno files a registry's packages under: host, `_port`, then the path. */
+export function registryFolder(url: string): string | null {
+  try {
+    const u = new URL(url);
+    const path = u.pathname.split("/").filter((x) => x !== "").join("/");
+    return (u.port ? `${u.hostname}_${u.port}` : u.hostname) + (path ? `/${path}` : "");
+  } catch {
+    return null;
+  }
+}
+
+function hex(bytes: ArrayBuffer): string {
+  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** Everything a source install will copy, checked before anything is written. */
+export async function planSource(root: string, env: Env): Promise<SourcePlan> {
+  const files: string[] = [];
+  for (const f of SOURCE_FILES) {
+    try {
+      if (!Deno.statSync(join(root, f)).isFile) throw new Error();
+    } catch {
+      throw new Error(`${join(root, f)} is missing, so ${root} is not a whole Terminus checkout`);
+    }
+    files.push(f);
+  }
+  for (const d of SOURCE_DIRS) walkFiles(root, d, files);
+  files.sort();
+  const parts: Uint8Array[] = [];
+  for (const f of files) {
+    const b = Deno.readFileSync(join(root, f));
+    parts.push(encoder.encode(`${f}\0${b.length}\0`), b);
+  }
+  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    all.set(p, o);
+    o += p.length;
+  }
+  const hash = hex(await crypto.subtle.digest("SHA-256", all)).slice(0, 16);
+  const lockPath = join(root, "deno.lock");
+  const packages = npmPackages(Deno.readTextFileSync(lockPath), lockPath);
+  const from = denoDir(env);
+  const mirror = env("NPM_CONFIG_REGISTRY");
+  const folders = [...new Set([mirror ? registryFolder(mirror) : null, REGISTRY_FOLDER])].filter(
+    (f): f is string => f !== null,
+  );
+  const sources = new Map<string, string>();
+  const missing = packages.filter((p) => {
+    for (const f of folders) {
+      const d = npmDir(from, p, f);
+      try {
+        if (Deno.statSync(d).isDirectory) {
+          sources.set(`${p.name}@${p.version}`, d);
+          return false;
+        }
+      } catch { /* next folder */ }
+    }
+    return true;
+  });
+  if (missing.length) {
+    throw new Error(
+      `the module cache ${from} lacks ${missing.length} npm package(s) the program needs (${
+        missing.slice(0, 3).map((p) => `${p.name}@${p.version}`).join(", ")
+      }${
+        missing.length > 3 ? ", ..." : ""
+      }); run deno task install once with network access, or set DENO_DIR to the cache that holds them`,
+    );
+  }
+  return { root, files, hash, packages, sources, deno: Deno.execPath() };
+}
+
+export interface SourceLayout {
+  versionDir: string;
+  sourceDir: string;
+  denoDir: string;
+  launcher: string;
+}
+
+export function sourceLayout(loc: Locations, hash: string): SourceLayout {
+  const versionDir = join(loc.versionsDir, VERSION);
+  return {
+    versionDir,
+    sourceDir: join(versionDir, `source-${hash}`),
+    denoDir: join(versionDir, "deno"),
+    launcher: versionFile(loc, VERSION),
+  };
+}
+
+/** The argv that runs the installed copy, offline, with the program's own permissions. */
+export function installedArgv(deno: string, sourceDir: string): string[] {
+  return [
+    deno,
+    "run",
+    "--cached-only",
+    "--frozen",
+    "--config",
+    join(sourceDir, "deno.json"),
+    ...permissionFlags(deno),
+    join(sourceDir, "mod.ts"),
+  ];
+}
+
+export function launcherText(deno: string, layout: SourceLayout): string {
+  const argv = installedArgv(deno, layout.sourceDir).map((a) => shellWord(a)).join(" ");
+  return [
+    "#!/bin/sh",
+    `# Terminus ${VERSION}, installed from source by terminus install. ${BUILD_MARKER}`,
+    `# It runs the copy in ${basename(layout.sourceDir)} offline, from the module cache beside it.`,
+    `DENO_DIR=${shellWord(layout.denoDir)}`,
+    "DENO_NO_UPDATE_CHECK=1",
+    `NPM_CONFIG_REGISTRY=${NPM_REGISTRY}`,
+    "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY",
+    `exec ${argv} "$@"`,
+    "",
+  ].join("\n");
+}
+
+/** Reads the runtime and the entry a launcher names, for doctor. */
+export function launcherNames(text: string): { deno: string; main: string } | null {
+  const line = text.split("\n").find((l) => l.startsWith("exec "));
+  if (!line) return null;
+  const words = [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]
+  );
+  const deno = words[1];
+  const main = words.find((w) => w.endsWith("/mod.ts"));
+  return deno && main ? { deno, main } : null;
+}
+
+/* ---------- writing ---------- */
+
+/**
+ * Copies a package folder out of the module cache: real copies, not hard links, so that
+ * nothing done to the cache later (an edit for debugging, a clean) reaches the installed copy.
+ */
+function copyTree(from: string, to: string): void {
+  Deno.mkdirSync(to, { recursive: true });
+  for (const e of Deno.readDirSync(from)) {
+    const a = join(from, e.name);
+    const b = join(to, e.name);
+    if (e.isSymlink) Deno.symlinkSync(Deno.readLinkSync(a), b);
+    else if (e.isDirectory) copyTree(a, b);
+    else if (e.isFile) Deno.copyFileSync(a, b);
+  }
+}
+
+/** Builds `dest` beside itself and renames it into place, so a half-copied folder never shows. */
+function placeTree(dest: string, fill: (tmp: string) => void): boolean {
+  if (existsDir(dest)) return false;
+  const tmp = join(dirname(dest), `.${basename(dest)}.tmp-${Deno.pid}`);
+  try {
+    Deno.removeSync(tmp, { recursive: true });
+  } catch { /* none left over */ }
+  try {
+    fill(tmp);
+    Deno.renameSync(tmp, dest);
+  } catch (e) {
+    try {
+      Deno.removeSync(tmp, { recursive: true });
+    } catch { /* nothing to clean */ }
+    if (existsDir(dest)) return false; // another install placed it first
+    throw e;
+  }
+  return true;
+}
+
+function existsDir(p: string): boolean {
+  try {
+    return Deno.statSync(p).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+function sameText(path: string, text: string): boolean {
+  try {
+    return Deno.readTextFileSync(path) === text;
+  } catch {
+    return false;
+  }
+}
+
+function sameBytes(a: string, b: string): boolean {
+  try {
+    const sa = Deno.statSync(a);
+    const sb = Deno.statSync(b);
+    if (sa.size !== sb.size) return false;
+    const fa = Deno.openSync(a);
+    const fb = Deno.openSync(b);
+    try {
+      const ba = new Uint8Array(1 << 20);
+      const bb = new Uint8Array(1 << 20);
+      while (true) {
+        const na = fa.readSync(ba);
+        if (na === null) return true;
+        let got = 0;
+        while (got < na) {
+          const nb = fb.readSync(bb.subarray(got, na));
+          if (nb === null) return false;
+          got += nb;
+        }
+        for (let i = 0; i < na; i++) if (ba[i] !== bb[i]) return false;
+      }
+    } finally {
+      fa.close();
+      fb.close();
+    }
+  } catch {
+    return false;
+  }
+}
+
+/** Writes an executable file through a temp file and a rename: a running copy keeps the old one. */
+function placeExecutable(path: string, write: (tmp: string) => void): void {
+  Deno.mkdirSync(dirname(path), { recursive: true });
+  const tmp = `${path}.tmp-${Deno.pid}`;
+  try {
+    write(tmp);
+    Deno.chmodSync(tmp, 0o755);
+    Deno.renameSync(tmp, path);
+  } catch (e) {
+    try {
+      Deno.removeSync(tmp);
+    } catch { /* never written */ }
+    throw e;
+  }
+}
+
+export interface Placed {
+  /** versions/<version>/terminus */
+  versionFile: string;
+  /** Whether that file (or the copy behind it) was written on this run. */
+  wroteVersion: boolean;
+  /** For a source install: the folders behind the launcher. */
+  source: SourceLayout | null;
+  /** How the running program can run the placed one, for the detached backfill. */
+  argv: string[] | null;
+  env: Record<string, string>;
+}
+
+export function placeCompiled(loc: Locations, self: string): Placed {
+  const target = versionFile(loc, VERSION);
+  let same = false;
+  try {
+    same = Deno.realPathSync(target) === Deno.realPathSync(self) || sameBytes(target, self);
+  } catch { /* not there yet */ }
+  if (!same) {
+    try {
+      if (Deno.lstatSync(target).isDirectory) {
+        throw new Error(`${target} is a folder, so the binary cannot be stored there`);
+      }
+    } catch (e) {
+      if (!(e instanceof Deno.errors.NotFound)) throw e;
+    }
+    placeExecutable(target, (tmp) => Deno.copyFileSync(self, tmp));
+  }
+  return { versionFile: target, wroteVersion: !same, source: null, argv: null, env: {} };
+}
+
+export function placeSource(loc: Locations, plan: SourcePlan): Placed {
+  const layout = sourceLayout(loc, plan.hash);
+  let wrote = placeTree(layout.sourceDir, (tmp) => {
+    for (const f of plan.files) {
+      Deno.mkdirSync(dirname(join(tmp, f)), { recursive: true });
+      Deno.copyFileSync(join(plan.root, f), join(tmp, f));
+    }
+  });
+  for (const p of plan.packages) {
+    const dest = npmDir(layout.denoDir, p);
+    Deno.mkdirSync(dirname(dest), { recursive: true });
+    const from = plan.sources.get(`${p.name}@${p.version}`)!;
+    if (placeTree(dest, (tmp) => copyTree(from, tmp))) wrote = true;
+  }
+  const text = launcherText(plan.deno, layout);
+  if (!sameText(layout.launcher, text)) {
+    placeExecutable(layout.launcher, (tmp) => Deno.writeTextFileSync(tmp, text, { mode: 0o755 }));
+    wrote = true;
+  }
+  return {
+    versionFile: layout.launcher,
+    wroteVersion: wrote,
+    source: layout,
+    argv: installedArgv(plan.deno, layout.sourceDir),
+    env: { DENO_DIR: layout.denoDir, DENO_NO_UPDATE_CHECK: "1", NPM_CONFIG_REGISTRY: NPM_REGISTRY },
+  };
+}
+
+/** Already running the installed copy: nothing to store, only the link to check. */
+export function placeInstalled(program: { versionDir: string }): Placed {
+  const launcher = join(program.versionDir, "terminus");
+  try {
+    Deno.statSync(launcher);
+  } catch {
+    throw new Error(
+      `${launcher} is missing; run terminus install from a checkout or a release binary`,
+    );
+  }
+  return { versionFile: launcher, wroteVersion: false, source: null, argv: null, env: {} };
+}
+
+/** Points the link at `target` (atomically, through a temp link and a rename). */
+export function placeLink(loc: Locations, target: string): { wrote: boolean; was: string | null } {
+  let was: string | null = null;
+  try {
+    if (Deno.lstatSync(loc.link).isSymlink) {
+      was = linkTarget(loc.link);
+      if (was === target) return { wrote: false, was };
+    }
+  } catch { /* nothing there */ }
+  Deno.mkdirSync(dirname(loc.link), { recursive: true });
+  const tmp = `${loc.link}.tmp-${Deno.pid}`;
+  try {
+    Deno.removeSync(tmp);
+  } catch { /* none left over */ }
+  Deno.symlinkSync(target, tmp);
+  try {
+    Deno.renameSync(tmp, loc.link);
+  } catch (e) {
+    try {
+      Deno.removeSync(tmp);
+    } catch { /* gone */ }
+    throw e;
+  }
+  return { wrote: true, was };
+}

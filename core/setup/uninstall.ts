@@ -1,0 +1,330 @@
+/**
+ * terminus uninstall: take out exactly what install added. Each step that cannot be done is
+ * reported and the rest still happen. The versions folder and the data directory stay,
+ * unless --purge deletes the data directory after asking once.
+ */
+import type { Env } from "../paths.ts";
+import { dataDir as resolveDataDir, storePath } from "../paths.ts";
+import { exists, join } from "../posix.ts";
+import { probeStore } from "../store/probe.ts";
+import { lockHeldMessage, tryIngestLock } from "../ingest/lock.ts";
+import { humanBytes } from "../output.ts";
+import { type Locations, locations } from "./locations.ts";
+import { examineLink } from "./placement.ts";
+import {
+  isTwoSpace,
+  readSettings,
+  sameSettings,
+  twoSpace,
+  withoutEntries,
+  writeAtomic,
+} from "./settings.ts";
+import { claudeOnPath, readMcpState, REMOVE_ARGS, runClaude, typed } from "./claude.ts";
+
+export interface UninstallInput {
+  env: Env;
+  purge: boolean;
+  /** -y/--yes: answer the purge question yes without asking. */
+  yes: boolean;
+  /** Asks the question once; true for yes, false for no, null when there is no answer to read. */
+  confirm: (question: string) => Promise<boolean | null>;
+}
+
+export interface Step {
+  ok: boolean;
+  label: string;
+  text: string;
+}
+
+export interface UninstallReport {
+  loc: Locations;
+  steps: Step[];
+  /** Paths uninstall leaves in place on purpose, with why. */
+  kept: { label: string; text: string }[];
+}
+
+function stepSettings(loc: Locations): Step {
+  const label = "settings.json";
+  const s = readSettings(loc.settings);
+  if (s.error) return { ok: false, label, text: `${s.error}, so its entries were not removed` };
+  const hasBackup = exists(loc.settingsBackup);
+  if (!s.exists) {
+    return {
+      ok: true,
+      label,
+      text: `${loc.settings} is not there; nothing to remove${
+        hasBackup ? `. The copy install kept stays at ${loc.settingsBackup}` : ""
+      }`,
+    };
+  }
+  const doc = s.doc ?? {};
+  const { doc: stripped, removed } = withoutEntries(doc, loc.link);
+  if (hasBackup) {
+    const b = readSettings(loc.settingsBackup);
+    const same = !b.error && b.doc !== null &&
+      sameSettings(withoutEntries(b.doc, loc.link).doc, stripped);
+    if (same) {
+      try {
+        Deno.renameSync(loc.settingsBackup, loc.settings);
+      } catch (e) {
+        return {
+          ok: false,
+          label,
+          text: `${loc.settingsBackup} could not be put back: ${(e as Error).message}`,
+        };
+      }
+      return {
+        ok: true,
+        label,
+        text:
+          `${loc.settings}: nothing but Terminus's entries changed since install, so the copy install kept was put back and removed`,
+      };
+    }
+  }
+  const keptCopy = hasBackup
+    ? `; the file changed since install, so it stays, and so does the copy install kept at ${loc.settingsBackup}`
+    : "";
+  if (removed === 0) {
+    return {
+      ok: true,
+      label,
+      text: `${loc.settings} holds no Terminus entries; unchanged${keptCopy}`,
+    };
+  }
+  try {
+    if (!hasBackup && Object.keys(stripped).length === 0) {
+      // Install created the file for its entries: with them gone it holds nothing.
+      Deno.removeSync(loc.settings);
+      return {
+        ok: true,
+        label,
+        text: `${loc.settings} held only Terminus's entries, which install wrote; removed it`,
+      };
+    }
+    const reformatted = s.text !== null && !isTwoSpace(s.text, doc);
+    writeAtomic(loc.settings, twoSpace(stripped));
+    return {
+      ok: true,
+      label,
+      text: `removed ${removed} Terminus entr${removed === 1 ? "y" : "ies"} from ${loc.settings}${
+        reformatted ? " (rewritten in two-space form)" : ""
+      }${keptCopy}`,
+    };
+  } catch (e) {
+    return {
+      ok: false,
+      label,
+      text: `${loc.settings} could not be written: ${(e as Error).message}`,
+    };
+  }
+}
+
+async function stepMcp(loc: Locations, env: Env): Promise<Step> {
+  const label = ".claude.json";
+  const state = readMcpState(loc.claudeJson, loc.link);
+  const finish = typed(REMOVE_ARGS);
+  if (state.kind === "absent") {
+    return {
+      ok: true,
+      label,
+      text: `${loc.claudeJson} has no 'terminus' server; no claude was run`,
+    };
+  }
+  if (state.kind === "unreadable") {
+    return {
+      ok: false,
+      label,
+      text: `${state.reason}, so no claude was run. Once it reads, run: ${finish}`,
+    };
+  }
+  const claude = claudeOnPath(env);
+  if (!claude) {
+    return {
+      ok: false,
+      label,
+      text: `claude is not on PATH, so the 'terminus' server stays. Run: ${finish}`,
+    };
+  }
+  const r = await runClaude(claude, REMOVE_ARGS);
+  if (r.failure) return { ok: false, label, text: `${r.failure}. Run: ${finish}` };
+  return { ok: true, label, text: `removed the 'terminus' server with ${finish}` };
+}
+
+function stepLink(loc: Locations): Step {
+  const label = "link";
+  const at = examineLink(loc);
+  if (at.kind === "absent") {
+    return { ok: true, label, text: `${loc.link} is not there; nothing to remove` };
+  }
+  if (at.kind === "foreign") {
+    return {
+      ok: true,
+      label,
+      text: `${loc.link} is ${at.what}, which install did not put there; left it`,
+    };
+  }
+  try {
+    Deno.removeSync(loc.link);
+  } catch (e) {
+    return { ok: false, label, text: `${loc.link} could not be removed: ${(e as Error).message}` };
+  }
+  return { ok: true, label, text: `removed ${loc.link}` };
+}
+
+/** Every byte below `dir`, counted without following links. */
+export function treeBytes(dir: string): number {
+  let n = 0;
+  const walk = (d: string) => {
+    for (const e of Deno.readDirSync(d)) {
+      const p = join(d, e.name);
+      if (e.isDirectory && !e.isSymlink) walk(p);
+      else n += Deno.lstatSync(p).size;
+    }
+  };
+  walk(dir);
+  return n;
+}
+
+type PurgePlan =
+  | { kind: "nothing"; step: Step }
+  | { kind: "refused"; step: Step }
+  | { kind: "go"; dir: string; bytes: number; release: () => void };
+
+/** Checks, takes the lock and asks, before any other step runs. */
+async function preparePurge(inp: UninstallInput): Promise<PurgePlan> {
+  const label = "purge";
+  let dir: string;
+  try {
+    dir = resolveDataDir(inp.env);
+  } catch (e) {
+    return {
+      kind: "refused",
+      step: { ok: false, label, text: `${(e as Error).message}; nothing was deleted` },
+    };
+  }
+  const store = storePath(dir);
+  if (!exists(store)) {
+    return {
+      kind: "nothing",
+      step: { ok: true, label, text: `${dir} holds no terminus.db: nothing to purge` },
+    };
+  }
+  const probe = probeStore(store);
+  if (probe.kind === "ok") probe.db.close();
+  else if (probe.kind === "absent") {
+    return {
+      kind: "nothing",
+      step: { ok: true, label, text: `${dir} holds no terminus.db: nothing to purge` },
+    };
+  } else if (probe.kind !== "empty") {
+    return {
+      kind: "refused",
+      step: {
+        ok: false,
+        label,
+        text: `${probe.message}; the store cannot be read, so nothing was deleted`,
+      },
+    };
+  }
+  let lock;
+  try {
+    lock = tryIngestLock(dir);
+  } catch (e) {
+    return {
+      kind: "refused",
+      step: {
+        ok: false,
+        label,
+        text: `the ingest lock could not be taken (${(e as Error).message}); nothing was deleted`,
+      },
+    };
+  }
+  if (!lock) {
+    return {
+      kind: "refused",
+      step: {
+        ok: false,
+        label,
+        text: `${lockHeldMessage(dir)}: an archive pass is running, so nothing was deleted`,
+      },
+    };
+  }
+  let bytes: number;
+  try {
+    bytes = treeBytes(dir);
+  } catch (e) {
+    lock.release();
+    return {
+      kind: "refused",
+      step: {
+        ok: false,
+        label,
+        text: `${dir} cannot be measured (${(e as Error).message}); nothing was deleted`,
+      },
+    };
+  }
+  const answer = inp.yes ? true : await inp.confirm(
+    `Delete ${dir} and everything in it, ${
+      humanBytes(bytes)
+    }: the archive, its snapshots and the hooks' state? [y/N] `,
+  );
+  if (answer !== true) {
+    lock.release();
+    return answer === null
+      ? {
+        kind: "refused",
+        step: { ok: false, label, text: `no answer to read; nothing was deleted` },
+      }
+      : { kind: "refused", step: { ok: true, label, text: `kept ${dir}: the answer was no` } };
+  }
+  return { kind: "go", dir, bytes, release: () => lock.release() };
+}
+
+export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
+  const loc = locations(inp.env);
+  const purge = inp.purge ? await preparePurge(inp) : null;
+  const steps: Step[] = [stepSettings(loc), await stepMcp(loc, inp.env), stepLink(loc)];
+  const kept: UninstallReport["kept"] = [
+    {
+      label: "versions",
+      text: `${loc.versionsDir} (a running session may be using one of its files)`,
+    },
+  ];
+  if (purge?.kind === "go") {
+    try {
+      Deno.removeSync(purge.dir, { recursive: true });
+      steps.push({
+        ok: true,
+        label: "purge",
+        text: `deleted ${purge.dir}, ${humanBytes(purge.bytes)}`,
+      });
+    } catch (e) {
+      steps.push({
+        ok: false,
+        label: "purge",
+        text: `${purge.dir} could not be deleted: ${(e as Error).message}`,
+      });
+    } finally {
+      try {
+        purge.release();
+      } catch { /* the lock file went with the folder */ }
+    }
+  } else if (purge) steps.push(purge.step);
+  if (purge?.kind !== "go") {
+    let dir: string;
+    try {
+      dir = resolveDataDir(inp.env);
+    } catch (e) {
+      dir = `not known (${(e as Error).message})`;
+    }
+    kept.push({ label: "data", text: `${dir} (the archive)` });
+  }
+  if (exists(loc.claudeJsonBackup)) {
+    kept.push({
+      label: "backup",
+      text:
+        `${loc.claudeJsonBackup}, an earlier copy of Claude Code's own state; not restored, delete it when you like`,
+    });
+  }
+  return { loc, steps, kept };
+}

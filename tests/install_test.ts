@@ -1,0 +1,521 @@
+/**
+ * terminus install against the real Claude Code CLI in a temp HOME: what it writes, that a
+ * second run writes nothing, the two-space rewrite, every refusal before a write, the MCP
+ * decision table, an install that cannot register the MCP server, and a source install
+ * that still runs after its checkout is deleted.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { exists, REPO_DIR, runCli, writeTranscript } from "./helpers.ts";
+import {
+  CLAUDE,
+  claude,
+  diffSnapshots,
+  install,
+  mcpEntry,
+  settle,
+  type SetupBox,
+  setupBox,
+  SLOW,
+  snapshot,
+} from "./setup_helpers.ts";
+import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
+import { HOOK_EVENTS } from "../hooks/run.ts";
+import { BUILD_MARKER, CLAUDE_TIMEOUT_MS, VERSION } from "../core/constants.ts";
+
+const real = { ignore: !CLAUDE, sanitizeResources: false, sanitizeOps: false };
+
+function hookEntries(link: string) {
+  return Object.fromEntries(
+    SETUP_HOOK_EVENTS.map((e) => [e, [{
+      matcher: "",
+      hooks: [{ type: "command", command: link, args: ["hook", e] }],
+    }]]),
+  );
+}
+
+async function readJson(path: string): Promise<Record<string, unknown>> {
+  return JSON.parse(await Deno.readTextFile(path));
+}
+
+/** Everything install may write, for proving a run wrote nothing. */
+async function wiring(sb: SetupBox) {
+  return new Map([
+    ...await snapshot(sb.home),
+    ...await snapshot(sb.claude, (p) => p.includes("/backups")),
+  ]);
+}
+
+Deno.test("the hook events install wires are the ones the hook command answers", () => {
+  assert.deepEqual([...SETUP_HOOK_EVENTS], [...HOOK_EVENTS]);
+});
+
+Deno.test({
+  name:
+    "install places the link and version, adds four exec-form entries, registers the MCP server; claude mcp list connects",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    const r = await install(sb);
+    assert.equal(r.code, 0, r.out + r.err);
+    // the link names versions/<version>/terminus, a launcher that carries the build marker
+    assert.equal(await Deno.readLink(sb.link), sb.versionFile);
+    const launcher = await Deno.readTextFile(sb.versionFile);
+    assert.ok(launcher.startsWith("#!/bin/sh\n"));
+    assert.ok(launcher.includes(BUILD_MARKER));
+    assert.ok(((await Deno.stat(sb.versionFile)).mode! & 0o111) !== 0, "executable");
+    // the four entries in exec form, and nothing else in a file install created
+    assert.deepEqual(await readJson(sb.settings), { hooks: hookEntries(sb.link) });
+    assert.equal(await exists(sb.backup), false, "no backup of a file that was not there");
+    assert.deepEqual(await mcpEntry(sb), { type: "stdio", command: sb.link, args: ["mcp"] });
+    // the receipt
+    for (
+      const want of [
+        sb.link,
+        sb.versionFile,
+        `${sb.settings}: added the four hook entries`,
+        `${sb.claudeJson}: registered the 'terminus' server`,
+        sb.data,
+        sb.claude,
+        "terminus uninstall",
+        "cleanupPeriodDays is not set",
+        "autoCompactEnabled",
+      ]
+    ) assert.ok(r.out.includes(want), `receipt names ${want}:\n${r.out}`);
+    assert.doesNotMatch(r.out, /install incomplete/);
+    const list = await claude(sb, ["mcp", "list"]);
+    assert.match(list.out, /terminus: .* - ✔ Connected/, list.out + list.err);
+  },
+});
+
+Deno.test({
+  name: "a second install writes nothing: every file byte-identical, no mtime moved, no claude run",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    await Deno.writeTextFile(
+      sb.settings,
+      JSON.stringify({ model: "opus", hooks: {} }, null, 2) + "\n",
+    );
+    assert.equal((await install(sb)).code, 0);
+    const before = await wiring(sb);
+    // a claude that fails if it is run at all
+    await Deno.remove(join(sb.bin, "claude"));
+    await Deno.writeTextFile(join(sb.bin, "claude"), "#!/bin/sh\nexit 9\n", { mode: 0o755 });
+    const again = await install(sb);
+    assert.equal(again.code, 0, again.out + again.err);
+    assert.match(again.out, /already current/);
+    assert.match(again.out, /no claude was run/);
+    assert.deepEqual(diffSnapshots(before, await wiring(sb)), []);
+  },
+});
+
+for (
+  const [what, text] of [
+    [
+      "minified",
+      '{"model":"opus","hooks":{"Stop":[{"matcher":"","hooks":[{"type":"command","command":"echo hi"}]}]}}',
+    ],
+    ["CRLF", '{\r\n  "model": "opus",\r\n  "env": {\r\n    "A": "1"\r\n  }\r\n}\r\n'],
+    [
+      "four-space",
+      '{\n    "model": "opus",\n    "permissions": {\n        "allow": ["Bash(ls)"]\n    }\n}\n',
+    ],
+  ] as const
+) {
+  Deno.test({
+    name:
+      `a ${what} settings.json is rewritten whole in two-space form, with the original kept as the backup`,
+    ...real,
+    async fn() {
+      await using sb = await setupBox();
+      await Deno.writeTextFile(sb.settings, text);
+      const r = await install(sb);
+      assert.equal(r.code, 0, r.out + r.err);
+      assert.match(r.out, /rewritten in two-space form/);
+      assert.ok(r.out.includes(`${sb.backup}, a copy of settings.json as it was`));
+      assert.equal(await Deno.readTextFile(sb.backup), text, "the backup is the file as it was");
+      const original = JSON.parse(text);
+      const want = structuredClone(original);
+      want.hooks = { ...(want.hooks ?? {}), ...hookEntries(sb.link) };
+      const written = await Deno.readTextFile(sb.settings);
+      assert.equal(written, JSON.stringify(want, null, 2) + "\n");
+    },
+  });
+}
+
+Deno.test({
+  name:
+    "a two-space settings.json gets the entries added without a rewrite note, and its own entries stay first",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    const mine = {
+      model: "opus",
+      hooks: {
+        SessionStart: [{ matcher: "", hooks: [{ type: "command", command: "echo mine" }] }],
+      },
+    };
+    await Deno.writeTextFile(sb.settings, JSON.stringify(mine, null, 2) + "\n");
+    const r = await install(sb);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.doesNotMatch(r.out, /rewritten in two-space form/);
+    const doc = await readJson(sb.settings) as { hooks: Record<string, unknown[]> };
+    assert.equal(doc.hooks.SessionStart.length, 2);
+    assert.deepEqual(doc.hooks.SessionStart[0], mine.hooks.SessionStart[0]);
+    // the backup is never replaced by a later install
+    const backup = await Deno.readTextFile(sb.backup);
+    await Deno.writeTextFile(sb.settings, JSON.stringify({ other: true }) + "\n");
+    assert.equal((await install(sb)).code, 0);
+    assert.equal(await Deno.readTextFile(sb.backup), backup);
+  },
+});
+
+for (
+  const [what, make] of [
+    ["a file that is not a Terminus build", async (sb: SetupBox) => {
+      await Deno.mkdir(join(sb.home, ".local", "bin"), { recursive: true });
+      await Deno.writeTextFile(sb.link, "#!/bin/sh\necho someone else's terminus\n", {
+        mode: 0o755,
+      });
+    }],
+    ["a folder", async (sb: SetupBox) => {
+      await Deno.mkdir(sb.link, { recursive: true });
+    }],
+    ["a link outside the versions folder", async (sb: SetupBox) => {
+      await Deno.mkdir(join(sb.home, ".local", "bin"), { recursive: true });
+      await Deno.writeTextFile(join(sb.dir, "elsewhere"), BUILD_MARKER);
+      await Deno.symlink(join(sb.dir, "elsewhere"), sb.link);
+    }],
+  ] as const
+) {
+  Deno.test(`install refuses before writing anything when ${what} sits at the link path`, async () => {
+    await using sb = await setupBox({ script: '#!/bin/sh\ntouch "$0.ran"\nexit 0\n' });
+    await make(sb);
+    await Deno.writeTextFile(sb.settings, '{"model":"opus"}');
+    const before = new Map([...await snapshot(sb.dir)]);
+    const r = await install(sb);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, "");
+    assert.match(r.err, /install refused: .*terminus install did not put there/);
+    assert.deepEqual(diffSnapshots(before, await snapshot(sb.dir)), []);
+  });
+}
+
+Deno.test("a Terminus build at the link path is replaced by the link", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  await Deno.mkdir(join(sb.home, ".local", "bin"), { recursive: true });
+  await Deno.writeTextFile(sb.link, `an older build ${BUILD_MARKER}\n`, { mode: 0o755 });
+  const r = await install(sb);
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.equal(await Deno.readLink(sb.link), sb.versionFile);
+});
+
+Deno.test("a store in an older archive format is refused with the clean-install steps, and nothing changes", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  await Deno.mkdir(sb.data);
+  const db = new DatabaseSync(sb.store);
+  db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+  db.exec("INSERT INTO meta VALUES ('archive_format', '0'), ('derived_schema', '1')");
+  db.close();
+  const before = await snapshot(sb.dir);
+  const r = await install(sb);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /older than the format/);
+  assert.match(r.err, /For a clean install: move terminus.db aside/);
+  assert.deepEqual(diffSnapshots(before, await snapshot(sb.dir)), []);
+});
+
+Deno.test({
+  name:
+    "a store in a newer archive format prints that the backfill could not be sized, and install still exits 0",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    await Deno.mkdir(sb.data);
+    const db = new DatabaseSync(sb.store);
+    db.exec("CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    db.exec("INSERT INTO meta VALUES ('archive_format', '99'), ('derived_schema', '1')");
+    db.close();
+    const r = await install(sb);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(
+      r.out,
+      /problem: the backfill could not be sized \(.*archive format 99, newer.*\)/,
+    );
+    assert.deepEqual(await mcpEntry(sb), { type: "stdio", command: sb.link, args: ["mcp"] });
+  },
+});
+
+/** The checks an incomplete install must pass: the receipt, exit 1, and the rest done. */
+async function assertIncomplete(
+  sb: SetupBox,
+  r: Awaited<ReturnType<typeof install>>,
+  reason: RegExp,
+) {
+  assert.equal(r.code, 1, r.out + r.err);
+  assert.ok(r.out.startsWith("install incomplete: the mcp server is not registered\n"), r.out);
+  assert.match(r.out, reason);
+  const entry = JSON.stringify({ type: "stdio", command: sb.link, args: ["mcp"] });
+  assert.ok(r.out.includes(`claude mcp add-json --scope user terminus '${entry}'`), r.out);
+  // everything else was still done
+  assert.equal(await Deno.readLink(sb.link), sb.versionFile);
+  assert.deepEqual(await readJson(sb.settings), { hooks: hookEntries(sb.link) });
+}
+
+Deno.test("with no claude on PATH the receipt opens with install incomplete and the command that finishes it", async () => {
+  await using sb = await setupBox("none");
+  const r = await install(sb);
+  await assertIncomplete(sb, r, /reason +claude is not on PATH/);
+});
+
+Deno.test("a claude that exits 1 leaves the install incomplete with its reason", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\necho 'registration broke' >&2\nexit 1\n" });
+  const r = await install(sb);
+  await assertIncomplete(sb, r, /reason +claude mcp add-json exited 1: registration broke/);
+});
+
+Deno.test({
+  name: `a claude that hangs is stopped after ${
+    CLAUDE_TIMEOUT_MS / 1000
+  } s and the install is incomplete (TERMINUS_SLOW_TESTS=1)`,
+  ignore: !SLOW,
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox({ script: "#!/bin/sh\nexec sleep 45\n" });
+    const t0 = Date.now();
+    const r = await install(sb);
+    const took = Date.now() - t0;
+    await assertIncomplete(sb, r, /took longer than 30 seconds and was stopped/);
+    assert.ok(took >= CLAUDE_TIMEOUT_MS && took < CLAUDE_TIMEOUT_MS + 15_000, `took ${took} ms`);
+  },
+});
+
+Deno.test("an unreadable .claude.json runs no claude and leaves the install incomplete", async () => {
+  await using sb = await setupBox({ script: '#!/bin/sh\ntouch "$0.ran"\nexit 0\n' });
+  await Deno.writeTextFile(sb.claudeJson, '{"mcpServers": {"terminus": ');
+  const r = await install(sb);
+  await assertIncomplete(sb, r, /is not JSON.*so no claude was run/);
+  assert.equal(await exists(join(sb.bin, "claude.ran")), false, "claude was not run");
+  assert.equal(await Deno.readTextFile(sb.claudeJson), '{"mcpServers": {"terminus": ', "untouched");
+});
+
+Deno.test({
+  name:
+    "an MCP entry in another shape is removed, then added, keeping the keys the user put beside the three",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    const old = {
+      type: "stdio",
+      command: "/old/terminus",
+      args: ["serve"],
+      env: { TERMINUS_X: "1" },
+    };
+    const add = await claude(sb, [
+      "mcp",
+      "add-json",
+      "--scope",
+      "user",
+      "terminus",
+      JSON.stringify(old),
+    ]);
+    assert.equal(add.code, 0, add.err);
+    const r = await install(sb);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(r.out, /replaced an entry in another shape/);
+    assert.deepEqual(await mcpEntry(sb), {
+      type: "stdio",
+      command: sb.link,
+      args: ["mcp"],
+      env: { TERMINUS_X: "1" },
+    });
+  },
+});
+
+Deno.test("an MCP entry already current runs no claude, whatever else sits beside the three keys", async () => {
+  await using sb = await setupBox({ script: '#!/bin/sh\ntouch "$0.ran"\nexit 1\n' });
+  await Deno.writeTextFile(
+    sb.claudeJson,
+    JSON.stringify({
+      mcpServers: { terminus: { type: "stdio", command: sb.link, args: ["mcp"], env: {} } },
+    }),
+  );
+  const r = await install(sb);
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.equal(await exists(join(sb.bin, "claude.ran")), false);
+});
+
+Deno.test("TERMINUS_BIN_DIR moves the link, and the entries name it", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  const binDir = join(sb.dir, "mybin");
+  sb.env.TERMINUS_BIN_DIR = binDir;
+  const r = await install(sb);
+  assert.equal(r.code, 0, r.out + r.err);
+  const link = join(binDir, "terminus");
+  assert.equal(await Deno.readLink(link), sb.versionFile);
+  assert.equal(await exists(sb.link), false);
+  assert.deepEqual(await readJson(sb.settings), { hooks: hookEntries(link) });
+});
+
+Deno.test("install takes no options: --yes and --json are misuse", async () => {
+  await using sb = await setupBox("none");
+  for (const flag of ["--yes", "--json", "-y"]) {
+    const r = await runCli(sb, ["install", flag]);
+    assert.equal(r.code, 2, flag);
+    assert.equal(r.out, "");
+    assert.match(r.err, /usage: terminus/);
+  }
+  assert.equal(await exists(join(sb.home, ".local")), false);
+});
+
+Deno.test("install reports cleanupPeriodDays from settings.json with the edit that raises it", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  await Deno.writeTextFile(sb.settings, JSON.stringify({ cleanupPeriodDays: 7 }, null, 2) + "\n");
+  const r = await install(sb);
+  assert.match(r.out, /cleanupPeriodDays is 7, set in /);
+  assert.ok(r.out.includes(`set "cleanupPeriodDays": 3650 in ${sb.settings}`));
+  assert.equal((await readJson(sb.settings)).cleanupPeriodDays, 7, "never changed");
+});
+
+Deno.test({
+  name: "install starts a detached backfill of the transcripts already on disk",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    await writeTranscript(
+      sb.claude,
+      "/nonexistent/terminus-install/alpha",
+      "11111111-1111-4111-8111-111111111111.jsonl",
+      JSON.stringify({
+        type: "user",
+        uuid: "u1",
+        parentUuid: null,
+        timestamp: "2026-08-12T21:00:00.000Z",
+        cwd: "/nonexistent/terminus-install/alpha",
+        sessionId: "11111111-1111-4111-8111-111111111111",
+        message: { role: "user", content: "hello" },
+      }) + "\n",
+    );
+    const r = await install(sb);
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.match(
+      r.out,
+      /backfill: 1 transcript\(s\), \d+ byte\(s\) not yet archived; archiving them in the background/,
+    );
+    // the detached pass archives it without anyone waiting for it
+    let sessions = 0;
+    for (let i = 0; i < 80 && sessions === 0; i++) {
+      await new Promise((res) => setTimeout(res, 250));
+      const s = await runCli(sb, ["status", "--json"]);
+      sessions = JSON.parse(s.out).data.sessions;
+    }
+    assert.equal(sessions, 1);
+    await settle(sb);
+  },
+});
+
+/* ---------- the source install survives its checkout ---------- */
+
+Deno.test({
+  name: "a source install from a checkout keeps working offline after the checkout is deleted",
+  ...real,
+  async fn() {
+    await using sb = await setupBox();
+    const clone = join(sb.dir, "clone");
+    await Deno.mkdir(clone);
+    for (const p of ["mod.ts", "deno.json", "deno.lock", "commands", "core", "hooks", "mcp"]) {
+      const c = await new Deno.Command("cp", { args: ["-R", join(REPO_DIR, p), join(clone, p)] })
+        .output();
+      assert.ok(c.success);
+    }
+    // `deno task install` from the checkout, the README's first command
+    const t = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "-q", "install"],
+      cwd: clone,
+      env: sb.env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const dec = new TextDecoder();
+    assert.equal(t.code, 0, dec.decode(t.stdout) + dec.decode(t.stderr));
+    await Deno.remove(clone, { recursive: true });
+
+    // No module cache but the copy's own, and any registry request would fail.
+    const offline: Record<string, string> = {
+      HOME: sb.home,
+      PATH: sb.env.PATH,
+      TERMINUS_DATA_DIR: sb.data,
+      TERMINUS_CONFIG_DIR: sb.config,
+      CLAUDE_CONFIG_DIR: sb.claude,
+      HTTP_PROXY: "http://127.0.0.1:9",
+      HTTPS_PROXY: "http://127.0.0.1:9",
+      NPM_CONFIG_REGISTRY: "http://127.0.0.1:9/",
+      NO_COLOR: "1",
+    };
+    const runLink = async (args: string[], stdin?: string) => {
+      const child = new Deno.Command(sb.link, {
+        args,
+        cwd: sb.dir,
+        env: offline,
+        clearEnv: true,
+        stdin: stdin === undefined ? "null" : "piped",
+        stdout: "piped",
+        stderr: "piped",
+      }).spawn();
+      if (stdin !== undefined) {
+        const w = child.stdin.getWriter();
+        await w.write(new TextEncoder().encode(stdin));
+        await w.close();
+      }
+      const o = await child.output();
+      return { code: o.code, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
+    };
+    const v = await runLink(["--version"]);
+    assert.equal(v.out, `terminus ${VERSION}\n`, v.err);
+    const status = await runLink(["status", "--json"]);
+    assert.equal(status.code, 0, status.err);
+    assert.equal(JSON.parse(status.out).ok, true);
+    const hook = await runLink(
+      ["hook", "SessionEnd"],
+      JSON.stringify({
+        session_id: "s1",
+        transcript_path: "/nonexistent.jsonl",
+        cwd: sb.dir,
+        hook_event_name: "SessionEnd",
+        reason: "exit",
+      }),
+    );
+    assert.equal(hook.code, 0, hook.err);
+    assert.equal(hook.err, "");
+    // the pass the hook started runs from the copy too
+    let ran = false;
+    for (let i = 0; i < 80 && !ran; i++) {
+      await new Promise((res) => setTimeout(res, 250));
+      const s = await runLink(["status", "--json"]);
+      ran = JSON.parse(s.out).data.last_run !== null;
+    }
+    assert.ok(ran, "the detached pass recorded a run");
+    const list = await new Deno.Command(join(sb.bin, "claude"), {
+      args: ["mcp", "list"],
+      cwd: sb.dir,
+      env: { ...offline, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1" },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.match(dec.decode(list.stdout), /terminus: .* - ✔ Connected/, dec.decode(list.stderr));
+    const doctor = await runLink(["doctor", "--json"]);
+    const d = JSON.parse(doctor.out).data as Record<string, { state: string }>;
+    assert.equal(d.binary.state, "ok", JSON.stringify(d.binary));
+    assert.equal(
+      await exists(join(sb.home, ".cache", "deno")),
+      false,
+      "no shared module cache was used",
+    );
+  },
+});
