@@ -436,11 +436,10 @@ Deno.test("hook UserPromptSubmit: a named file that a past session Read brings t
     assert.equal(d.project, ALPHA);
     assert.deepEqual(d.spellings, [`${ALPHA}/src/worker/S.ts`]);
     assert.deepEqual((d.injected as { id: number }[]).map((i) => i.id), [w.readCall]);
+    // tool results are left out of the prompt lookup itself: they take no rank
     assert.ok(
-      (d.suppressed as { id: number; why: string }[]).some((s) =>
-        s.id === w.readResult && /tool result/.test(s.why)
-      ),
-      JSON.stringify(d.suppressed),
+      !(d.candidates as { id: number }[]).some((c) => c.id === w.readResult),
+      JSON.stringify(d.candidates),
     );
 
     // a path only a tool result carries is never handed over
@@ -452,8 +451,14 @@ Deno.test("hook UserPromptSubmit: a named file that a past session Read brings t
     const od = queued(sb).at(-1)!;
     assert.deepEqual(od.injected, []);
     assert.ok(
-      (od.candidates as { id: number }[]).some((c) => c.id === w.onlyResult),
-      "the result turn matched",
+      !(od.candidates as { id: number }[]).some((c) => c.id === w.onlyResult),
+      "the result turn is not a candidate",
+    );
+    // ...while the same words do find it through search, which reaches tool results
+    const found = await jsonData(sb, ["search", "--project", ALPHA, "lib/only_result.ts"]);
+    assert.ok(
+      (found.hits as { turn_id: number }[]).some((h) => h.turn_id === w.onlyResult),
+      JSON.stringify(found),
     );
   } finally {
     lock.release();

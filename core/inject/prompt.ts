@@ -18,16 +18,22 @@ import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./fra
 import { eligible, type Thresholds } from "./thresholds.ts";
 
 /** The query for a set of spellings: each spelling's tokens ANDed, spellings ORed. */
-export function spellingQuery(spellings: string[]): Query {
+export function spellingQuery(spellings: string[], project: string | null = null): Query {
   const groups: string[][] = [];
   const parts: string[] = [];
   let n = 0;
+  const fold = (s: string) => [...new Set(tokens(s).map((x) => x.toLowerCase()))];
   for (const s of spellings) {
-    const t = [...new Set(tokens(s).map((x) => x.toLowerCase()))];
+    const t = fold(s);
     if (!t.length || n + t.length > MAX_QUERY_TOKENS) continue;
     n += t.length;
-    groups.push(t);
-    parts.push("(" + t.map((x) => `"${x.replace(/"/g, '""')}"`).join(" AND ") + ")");
+    groups.push(t); // structured matching compares the whole spelling
+    // The words of the project's own path are in nearly every turn of it: searching for them
+    // only slows the query (the scope already restricts it), so a path below the project is
+    // searched by its part below the project.
+    const below = project && s.startsWith(project + "/") ? fold(s.slice(project.length + 1)) : [];
+    const words = below.length ? below : t;
+    parts.push("(" + words.map((x) => `"${x.replace(/"/g, '""')}"`).join(" AND ") + ")");
   }
   const folded = [...new Set(groups.flat())];
   return {
@@ -126,7 +132,7 @@ export interface Recall {
 }
 
 export function recall(r: RecallInput): Recall {
-  const q = spellingQuery(r.spellings);
+  const q = spellingQuery(r.spellings, r.vis.project);
   const mine = r.sessionId ? sessionNosForId(r.db, r.sessionId) : [];
   const bounds = boundaries(r.db, mine);
   let compacted = false;
@@ -144,9 +150,11 @@ export function recall(r: RecallInput): Recall {
     ? rank(r.db, {
       query: q,
       vis: r.vis,
-      filters: {},
+      // Turns no prompt may be handed (tool results, attachments, system records) are left
+      // out of the lookup itself, so they take no rank.
+      filters: { quotable: true, maxId: r.maxId },
       limit: compacted ? r.thresholds.compacted_ranked : r.thresholds.ranked,
-    }).filter((h) => r.maxId === undefined || h.turn_id <= r.maxId)
+    })
     : [];
   for (const h of hits) {
     if (

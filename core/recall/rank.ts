@@ -63,7 +63,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = a.query.groups.map((g) => new Set(g));
-  const n = totalTurns(db);
+  let n = -1; // read only when something matched structurally
   const dfCache = new Map<string, number>();
   const hits: Hit[] = cands.map((c) => {
     let score = 0;
@@ -77,6 +77,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       const key = e.kind + "\u0000" + e.value;
       let df = dfCache.get(key);
       if (df === undefined) dfCache.set(key, df = entityDf(db, e.kind, e.value));
+      if (n < 0) n = totalTurns(db);
       score += (exact ? EXACT_WEIGHT : COVERED_WEIGHT) * Math.log(1 + n / Math.max(1, df));
       matched.push({ kind: e.kind, value: e.value });
     }

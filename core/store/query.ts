@@ -60,6 +60,10 @@ export interface SearchFilters {
   until?: string | null;
   /** Only these sessions' turns (the post-compaction window). */
   sessionNo?: number | null;
+  /** Only turns a hook may quote: prompts and replies, never tool results. */
+  quotable?: boolean;
+  /** Only turns archived by then (replay: the index as a decision saw it). */
+  maxId?: number;
 }
 
 const CANDIDATE_COLUMNS = `t.id AS id, t.session_no AS sessionNo, s.session_key AS sessionKey,
@@ -121,6 +125,11 @@ export function searchCandidates(
     where.push("t.ts IS NOT NULL AND t.ts <= ?");
     params.push(f.until);
   }
+  if (f.maxId !== undefined) {
+    where.push("t.id <= ?");
+    params.push(f.maxId);
+  }
+  if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
   if (f.sessionNo != null) {
     where.push("t.session_no = ?");
     params.push(f.sessionNo);
@@ -154,8 +163,11 @@ export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; v
   return out;
 }
 
+/** N for the entity idf: the archived turn count, summed per session (no scan of turns). */
 export function totalTurns(db: Db): number {
-  return (db.prepare("SELECT count(*) AS n FROM turns").get() as { n: number }).n;
+  return (db.prepare("SELECT COALESCE(sum(turn_count), 0) AS n FROM session_meta").get() as {
+    n: number;
+  }).n;
 }
 
 export function entityDf(db: Db, kind: string, value: string): number {
