@@ -51,3 +51,13 @@ export function permissionFlags(runtime = "deno"): string[] {
 }
 
 export const PERMISSION_FLAGS = permissionFlags();
+
+/**
+ * A compiled binary's permissions. It starts itself for the detached pass, from wherever it
+ * was installed — a path not known when it is compiled, and an allow-list entry is fixed then
+ * — so it may run programs without a list. Everything else is as above: still no network,
+ * no FFI, never every permission.
+ */
+export const COMPILED_PERMISSION_FLAGS = PERMISSION_FLAGS.map((f) =>
+  f.startsWith("--allow-run=") ? "--allow-run" : f
+);

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { PERMISSION_FLAGS, selfCommand } from "../core/context.ts";
+import { COMPILED_PERMISSION_FLAGS, PERMISSION_FLAGS, selfCommand } from "../core/context.ts";
 import { REPO_DIR } from "./helpers.ts";
 
 const FORBIDDEN = [
@@ -23,6 +23,7 @@ function assertNoForbidden(flags: string[], where: string) {
 
 Deno.test("PERMISSION_FLAGS and the terminus/install tasks grant no net, no ffi and never -A", async () => {
   assertNoForbidden(PERMISSION_FLAGS, "PERMISSION_FLAGS");
+  assertNoForbidden(COMPILED_PERMISSION_FLAGS, "COMPILED_PERMISSION_FLAGS");
   assert.ok(PERMISSION_FLAGS.includes("--no-prompt"), "never prompts");
   const manifest = JSON.parse(await Deno.readTextFile(join(REPO_DIR, "deno.json")));
   for (const task of ["terminus", "install"]) {

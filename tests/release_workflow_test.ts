@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { REPO_DIR } from "./helpers.ts";
-import { PERMISSION_FLAGS } from "../core/context.ts";
+import { COMPILED_PERMISSION_FLAGS } from "../core/context.ts";
 
 const RELEASE = await Deno.readTextFile(join(REPO_DIR, ".github", "workflows", "release.yml"));
 const CI = await Deno.readTextFile(join(REPO_DIR, ".github", "workflows", "ci.yml"));
@@ -96,7 +96,7 @@ Deno.test("release.yml: four builds on their own runners, Linux and macOS, x86_6
   assert.match(build, /deno-version: v2\.9\.6/);
 });
 
-Deno.test("release.yml: deno compile runs with core/context.ts's permission flags and nothing more", () => {
+Deno.test("release.yml: deno compile runs with core/context.ts's compiled permission flags and nothing more", () => {
   const m = RELEASE.match(/run: >-\n((?:\s+.*\n)*?)\s+mod\.ts\n/);
   assert.ok(m, "a folded deno compile command");
   const words = m[1].split(/\s+/).filter((w) => w !== "");
@@ -104,7 +104,7 @@ Deno.test("release.yml: deno compile runs with core/context.ts's permission flag
   const perms = words.filter((w) =>
     w.startsWith("--allow") || w === "--no-prompt" || w === "--quiet"
   );
-  assert.deepEqual(perms, [...PERMISSION_FLAGS]);
+  assert.deepEqual(perms, [...COMPILED_PERMISSION_FLAGS]);
   const banned = ["--allow-net", "--allow-ffi", "--allow-all", "--allow-sys", "--allow-import"];
   for (const bad of banned) assert.ok(!RELEASE.includes(bad), `no ${bad}`);
   assert.ok(!words.includes("-A"), "never -A");
