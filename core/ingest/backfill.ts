@@ -4,7 +4,7 @@
  * their files is looked at), stats each file and subtracts the watermark the store holds.
  * `terminus install` reuses both halves as its last step.
  */
-import { isExcluded } from "../config.ts";
+import { type Config, isExcluded } from "../config.ts";
 import { BACKFILL_RATE_MB_S } from "../constants.ts";
 import type { Resolved } from "../setup_context.ts";
 import { openRead } from "../store/db.ts";
@@ -28,8 +28,6 @@ export interface BackfillSize {
  * archive format, a file that is not a store); callers say the backfill could not be sized.
  */
 export function sizeBackfill(r: Resolved): BackfillSize {
-  const found = discover(r.roots, r.cfg.exclude);
-  const problems = found.problems.map((p) => `${p}; nothing under it is counted or archived`);
   let states = new Map<string, SessionState>();
   const opened = openRead(r.store);
   if (opened) {
@@ -39,6 +37,18 @@ export function sizeBackfill(r: Resolved): BackfillSize {
       opened.db.close();
     }
   }
+  return sizeAgainst(r.cfg, r.roots, states);
+}
+
+/** The one sizing rule, against the sessions a store holds (keyed by session_key, as the pass). */
+export function sizeAgainst(
+  cfg: Config,
+  roots: string[],
+  states: Map<string, SessionState>,
+): BackfillSize {
+  const r = { cfg, roots };
+  const found = discover(r.roots, r.cfg.exclude);
+  const problems = found.problems.map((p) => `${p}; nothing under it is counted or archived`);
   let transcripts = 0;
   let bytes = 0;
   for (const f of found.files) {

@@ -3,8 +3,9 @@
  * then start archiving them in a detached process and return without waiting.
  */
 import type { Config } from "../config.ts";
-import { discover } from "../transcript/discover.ts";
-import { probeStore, watermarkOffsets } from "../store/probe.ts";
+import { probeStore } from "../store/probe.ts";
+import { allSessionStates, type SessionState } from "../store/archive.ts";
+import { sizeAgainst } from "../ingest/backfill.ts";
 
 export interface Sizing {
   transcripts: number;
@@ -16,29 +17,20 @@ export interface Sizing {
 
 /** Throws with the reason when the backfill cannot be sized (a store in a newer format...). */
 export function sizeBackfill(cfg: Config, roots: string[], store: string): Sizing {
+  // The store is read from a copy in memory (probeStore), so sizing leaves no trace beside it.
   const probe = probeStore(store);
-  let offsets = new Map<string, number>();
+  let states = new Map<string, SessionState>();
   if (probe.kind === "ok") {
     try {
-      offsets = watermarkOffsets(probe.db);
+      states = allSessionStates(probe.db);
     } finally {
       probe.db.close();
     }
   } else if (probe.kind === "older" || probe.kind === "newer" || probe.kind === "unreadable") {
     throw new Error(probe.message);
   }
-  const d = discover(roots, cfg.exclude);
-  let pending = 0;
-  for (const f of d.files) {
-    let size = 0;
-    try {
-      size = Deno.statSync(f.path).size;
-    } catch {
-      continue;
-    }
-    pending += Math.max(0, size - (offsets.get(f.path) ?? 0));
-  }
-  return { transcripts: d.files.length, pending, problems: d.problems };
+  const s = sizeAgainst(cfg, roots, states); // the same rule `terminus backfill` prints
+  return { transcripts: s.transcripts, pending: s.bytes, problems: s.problems };
 }
 
 /** Starts `argv` in its own session and process group, so it outlives install. */

@@ -120,12 +120,3 @@ export function probeLastRun(db: Db): { row: RunRow | null } | { failure: string
     return { failure: (e as Error).message };
   }
 }
-
-/** How far each transcript path is archived, for sizing a backfill. */
-export function watermarkOffsets(db: Db): Map<string, number> {
-  const rows = db.prepare("SELECT transcript_path AS path, offset FROM watermarks").all() as {
-    path: string;
-    offset: number;
-  }[];
-  return new Map(rows.map((r) => [r.path, r.offset]));
-}
