@@ -4,6 +4,7 @@
  */
 import type { Db } from "../store/db.ts";
 import {
+  clearSearchIndex,
   deleteDerived,
   type DerivedRows,
   readWholeStream,
@@ -44,7 +45,13 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
 /** Rebuilds every non-evicted session, one transaction each. Caller holds the ingest lock. */
 export function rebuildDerived(db: Db): RebuildResult {
   const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
-  for (const t of rebuildTargets(db)) {
+  const targets = rebuildTargets(db);
+  // A contentless FTS5 table cannot take a deleted row's tokens out of its BM25 totals, so
+  // row-by-row rebuilding would skew every later score. With no evicted session (whose
+  // search rows are the only copy left) the index is emptied whole and refilled instead.
+  const wholesale = !targets.some((t) => t.evicted);
+  if (wholesale) clearSearchIndex(db);
+  for (const t of targets) {
     if (t.evicted) {
       out.preserved++;
       continue;
@@ -53,7 +60,8 @@ export function rebuildDerived(db: Db): RebuildResult {
     try {
       rows = deriveStream(readWholeStream(db, t.sessionNo), t.sidecar);
     } catch (e) {
-      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message });
+      const lost = wholesale ? "; its search rows could not be rebuilt" : "";
+      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
       continue;
     }
     db.exec("BEGIN IMMEDIATE");

@@ -473,6 +473,11 @@ export function rebuildTargets(db: Db): RebuildTarget[] {
   ) => ({ ...r, evicted: r.evicted === 1, sidecar: r.sidecar === 1 }));
 }
 
+/** Empties the search index, its BM25 totals included. */
+export function clearSearchIndex(db: Db): void {
+  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('delete-all')");
+}
+
 /** Removes one session's derived rows (turns, FTS, entities, paths, compactions). */
 export function deleteDerived(db: Db, sessionNo: number): void {
   const lo = turnId(sessionNo, 0);
