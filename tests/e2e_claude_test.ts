@@ -45,7 +45,8 @@ async function ingestSettled(h: Awaited<ReturnType<typeof makeHome>>): Promise<v
 }
 
 Deno.test({
-  name: "e2e: Claude Code receives the brief, a recall injection and MCP hits, and compaction narrows recall",
+  name:
+    "e2e: Claude Code receives the brief, a recall injection and MCP hits, and compaction narrows recall",
   ignore: !CLAUDE,
   sanitizeOps: false,
   sanitizeResources: false,
@@ -54,10 +55,15 @@ Deno.test({
     let file = "";
     const model = startModel({
       "e2e-one": ({ step }) =>
-        step === 0
-          ? { tool: "Read", input: { file_path: file } }
-          : step === 1
-          ? { tool: "Edit", input: { file_path: file, old_string: "retryBudget = 3", new_string: "retryBudget = 5" } }
+        step === 0 ? { tool: "Read", input: { file_path: file } } : step === 1
+          ? {
+            tool: "Edit",
+            input: {
+              file_path: file,
+              old_string: "retryBudget = 3",
+              new_string: "retryBudget = 5",
+            },
+          }
           : { text: "Raised retryBudget to 5 in src/worker/S.ts." },
       "e2e-two": ({ step }) =>
         step === 0
@@ -84,7 +90,12 @@ Deno.test({
       assert.match(list.stdout, /terminus:.*Connected/, list.stdout + list.stderr);
 
       // Session one reads and edits the file.
-      const one = await run(claude, ["-p", "e2e-one: raise the retry budget in src/worker/S.ts", "--allowedTools", "Read,Edit"], h);
+      const one = await run(claude, [
+        "-p",
+        "e2e-one: raise the retry budget in src/worker/S.ts",
+        "--allowedTools",
+        "Read,Edit",
+      ], h);
       assert.equal(one.code, 0, one.stderr);
       assert.match(Deno.readTextFileSync(file), /retryBudget = 5/);
       await ingestSettled(h);
@@ -103,13 +114,17 @@ Deno.test({
       const [path2, recs2] = files2[0];
       const ctx = contexts(recs2 as Rec[]);
       assert.ok(ctx.some((c) => c.includes("Terminus resume brief")), `no brief in ${path2}`);
-      assert.ok(ctx.some((c) => c.includes("It last answered: Raised retryBudget to 5")), "brief quotes the last answer");
+      assert.ok(
+        ctx.some((c) => c.includes("It last answered: Raised retryBudget to 5")),
+        "brief quotes the last answer",
+      );
       const recallCtx = ctx.find((c) => c.includes("Terminus recall"));
       assert.ok(recallCtx, "the prompt naming the file got a recall injection");
       assert.ok(turnIdsIn(recallCtx!).length > 0, "the injection names turn ids");
       assert.deepEqual(hookErrors(recs2 as Rec[]), [], "Claude Code reported no hook error");
       const mcpResult = (recs2 as Rec[]).find((r) =>
-        r.type === "user" && JSON.stringify(r).includes("tool_result") && JSON.stringify(r).includes("turn_id") &&
+        r.type === "user" && JSON.stringify(r).includes("tool_result") &&
+        JSON.stringify(r).includes("turn_id") &&
         JSON.stringify(r).includes("hits")
       );
       assert.ok(mcpResult, "the recall_search tool_result carries our hits");
@@ -120,7 +135,12 @@ Deno.test({
       const compact = await run(claude, ["--resume", sid2, "-p", "/compact"], h);
       assert.equal(compact.code, 0, compact.stderr);
       await ingestSettled(h);
-      const three = await run(claude, ["--resume", sid2, "-p", "e2e-three: look at src/worker/S.ts again"], h);
+      const three = await run(claude, [
+        "--resume",
+        sid2,
+        "-p",
+        "e2e-three: look at src/worker/S.ts again",
+      ], h);
       assert.equal(three.code, 0, three.stderr);
       await ingestSettled(h);
 
@@ -133,19 +153,25 @@ Deno.test({
         assert.ok(boundary, "the compaction boundary was archived");
         const keep = new Set<string>(boundary.preserved ? JSON.parse(boundary.preserved) : []);
         const dropped = new Set(
-          (db.prepare("SELECT id, uuid FROM turns WHERE session_no = ? AND id < ?").all(boundary.no, boundary.id) as {
+          (db.prepare("SELECT id, uuid FROM turns WHERE session_no = ? AND id < ?").all(
+            boundary.no,
+            boundary.id,
+          ) as {
             id: number;
             uuid: string;
           }[]).filter((t) => !keep.has(t.uuid)).map((t) => t.id),
         );
-        const decisions = (db.prepare("SELECT doc FROM decisions ORDER BY id").all() as { doc: string }[]).map((r) =>
-          JSON.parse(r.doc)
-        );
+        const decisions =
+          (db.prepare("SELECT doc FROM decisions ORDER BY id").all() as { doc: string }[]).map((
+            r,
+          ) => JSON.parse(r.doc));
         const last = decisions.findLast((d) => String(d.prompt).includes("e2e-three"));
         assert.ok(last, "the post-compaction prompt was logged");
         assert.equal(last.compacted, true, "it took the wider post-compaction look");
         assert.ok(last.injected.length > 0, "a dropped turn was handed over");
-        for (const i of last.injected) assert.ok(dropped.has(i.id), `turn ${i.id} was not dropped by the compaction`);
+        for (const i of last.injected) {
+          assert.ok(dropped.has(i.id), `turn ${i.id} was not dropped by the compaction`);
+        }
       } finally {
         db.close();
       }

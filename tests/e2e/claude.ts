@@ -32,7 +32,11 @@ export function findClaude(): string | null {
 }
 
 async function denoDir(): Promise<string> {
-  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped", stderr: "null" })
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: ["info", "--json"],
+    stdout: "piped",
+    stderr: "null",
+  })
     .output();
   return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
 }
