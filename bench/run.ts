@@ -120,6 +120,13 @@ async function main(): Promise<number> {
     } at the end, the bench's own load included): figures can be noisy; every figure is a median.`,
   ];
   if (!gnuTime) caveats.push("/usr/bin/time is missing: no peak RSS figures.");
+  if (corpus.sharedCwds.length) {
+    caveats.push(
+      `${corpus.sharedCwds.length} cwd(s) of the source sit under no known project root and are the same in every copy (${
+        corpus.sharedCwds.slice(0, 3).join(", ")
+      }): their projects hold ${corpus.copies} copies of every turn; add their roots to ROOTS in bench/lib/corpus.ts.`,
+    );
+  }
   const targets = Object.values(sections).flatMap((s) =>
     s.metrics.filter((m) => m.target).map((m) => ({
       id: m.id,

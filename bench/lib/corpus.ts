@@ -1,7 +1,10 @@
 /**
  * The synthetic corpus: copies of the genuine transcripts under new session UUIDs, built once
- * and cached. Only the value of each `"sessionId":"<uuid>"` pair is rewritten (to the copy's
- * new id for that session, same length), so every other byte of every line is the original.
+ * and cached. Two things are rewritten, both in place at the same length: the value of each
+ * `"sessionId":"<uuid>"` pair (to the copy's new id for that session), and the project roots
+ * of `ROOTS` wherever they occur in a line (to the copy's own variant), so each copy is a set
+ * of projects of its own, as a person's store holds many projects rather than one project
+ * many times over. Every other byte of every line is the original.
  *
  * Layout: two transcript roots, `a/` and `b/`, each `projects/<folder>/...` with half of the
  * project folders and half of the copies. The full corpus is both roots; the half corpus (for
@@ -11,11 +14,57 @@ import { basename, dirname, join } from "node:path";
 import { MB } from "./stats.ts";
 
 /** Bumped whenever the layout or the rewrite changes, so a stale cache is rebuilt. */
-const CORPUS_VERSION = 2;
+const CORPUS_VERSION = 3;
 const UUID_JSONL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\.jsonl$/i;
 const AGENT_JSONL = /^agent-.*\.jsonl$/;
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const FOLDERS = 20;
+
+/**
+ * The roots every `cwd` of the genuine corpus sits under (and their encoded folder-name forms,
+ * as tool results quote `~/.claude/projects/<folder>/...`), each with its per-copy variant:
+ * `{c}` is the copy's two-character code (`copyCode`), and the variant is exactly as long as
+ * the root. Copy 7's erk checkout is `/home/r07ner/work/erk/erk`, its worktrees sit under
+ * `/Users/c07rockn/`, and so on: every project of the genuine corpus exists once per copy.
+ * A path that merely mentions a name (`pytest-of-schrockn`, `ls -l` owners) is left alone.
+ */
+export const ROOTS: readonly { from: string; to: string }[] = [
+  { from: "/Users/schrockn/", to: "/Users/c{c}rockn/" },
+  { from: "-Users-schrockn-", to: "-Users-c{c}rockn-" },
+  { from: "/home/runner/", to: "/home/r{c}ner/" },
+  { from: "-home-runner-work-", to: "-home-r{c}ner-work-" },
+  { from: "/home/dev/", to: "/home/d{c}/" },
+  { from: "-home-dev-code-", to: "-home-d{c}-code-" },
+  { from: "/path/to/Demo", to: "/p{c}h/to/Demo" },
+  { from: "-path-to-Demo", to: "-p{c}h-to-Demo" },
+];
+
+const DIGITS = "0123456789abcdefghijklmnopqrstuvwxyz";
+
+/** The two characters that name copy `c`: `00`..`99`, then `a0`..`zz`. */
+export function copyCode(c: number): string {
+  if (!Number.isInteger(c) || c < 0) throw new Error(`no copy ${c}`);
+  if (c < 100) return String(c).padStart(2, "0");
+  const k = c - 100;
+  if (k >= 26 * 36) throw new Error(`more than ${100 + 26 * 36} copies: lower --corpus-mb`);
+  return DIGITS[10 + Math.floor(k / 36)] + DIGITS[k % 36];
+}
+
+/** Each root's variant for copy `c`. */
+export function rootVariants(c: number): string[] {
+  const code = copyCode(c);
+  return ROOTS.map((r) => {
+    const v = r.to.replace("{c}", code);
+    if (v.length !== r.from.length) throw new Error(`${r.to}: not as long as ${r.from}`);
+    return v;
+  });
+}
+
+/** A path (or any text) of the genuine corpus as copy `c` spells it. */
+export function inCopy(text: string, c: number): string {
+  const v = rootVariants(c);
+  return ROOTS.reduce((t, r, k) => t.replaceAll(r.from, v[k]), text);
+}
 
 interface SourceFile {
   path: string;
@@ -39,6 +88,8 @@ export interface CorpusPart {
 
 export interface Corpus {
   dir: string;
+  /** Format version and build time: a store made from an older build of the corpus is stale. */
+  buildId: string;
   source: string;
   targetMb: number;
   copies: number;
@@ -53,6 +104,12 @@ export interface Corpus {
   sourceBytes: number;
   /** sessionId values rewritten (one per line that carries one). */
   rewrittenIds: number;
+  /** Occurrences of a `ROOTS` entry rewritten, over every copy. */
+  rewrittenRoots: number;
+  /** Distinct `cwd` values over the whole corpus. */
+  cwds: number;
+  /** `cwd` values of the genuine corpus no `ROOTS` entry covers: the same in every copy. */
+  sharedCwds: string[];
   built: "cached" | "now";
   buildMs: number;
 }
@@ -123,6 +180,50 @@ const dec = new TextDecoder();
 function isHexOrDash(c: number): boolean {
   return (c >= 0x30 && c <= 0x39) || (c >= 0x61 && c <= 0x66) || (c >= 0x41 && c <= 0x46) ||
     c === 0x2d;
+}
+
+/** Offsets of every occurrence of `needle` in `buf`. */
+function findAll(buf: Uint8Array, needle: Uint8Array): number[] {
+  const out: number[] = [];
+  for (let i = buf.indexOf(needle[0]); i >= 0; i = buf.indexOf(needle[0], i + 1)) {
+    if (i + needle.length > buf.length) break;
+    let k = 1;
+    while (k < needle.length && buf[i + k] === needle[k]) k++;
+    if (k === needle.length) {
+      out.push(i);
+      i += needle.length - 1;
+    }
+  }
+  return out;
+}
+
+interface RootHit {
+  at: number;
+  root: number;
+}
+
+/** Where the `ROOTS` occur in one genuine file, in offset order, none overlapping. */
+function rootHits(buf: Uint8Array, path: string): RootHit[] {
+  const hits = ROOTS.flatMap((r, root) =>
+    findAll(buf, enc.encode(r.from)).map((at) => ({ at, root }))
+  ).sort((a, b) => a.at - b.at);
+  for (let k = 1; k < hits.length; k++) {
+    if (hits[k - 1].at + ROOTS[hits[k - 1].root].from.length > hits[k].at) {
+      throw new Error(`${path}: two roots overlap at byte ${hits[k].at}`);
+    }
+  }
+  return hits;
+}
+
+/** The distinct top-level `cwd` values of one file. */
+function cwdsOf(buf: Uint8Array): Set<string> {
+  const out = new Set<string>();
+  for (const m of dec.decode(buf).matchAll(/"cwd":"((?:[^"\\]|\\.)*)"/g)) {
+    try {
+      out.add(JSON.parse(`"${m[1]}"`));
+    } catch { /* not a JSON string after all */ }
+  }
+  return out;
 }
 
 /**
@@ -218,6 +319,11 @@ export function prepareCorpus(
     const perPart = Math.ceil(Math.ceil((targetMb * MB) / sourceBytes) / 2);
     const copies = perPart * 2;
     const contents = src.map((s) => Deno.readFileSync(s.path));
+    const hits = contents.map((b, k) => rootHits(b, src[k].path));
+    const sourceCwds = new Set(contents.flatMap((b) => [...cwdsOf(b)]));
+    const sharedCwds = [...sourceCwds].filter((d) => ROOTS.every((r) => !d.includes(r.from)))
+      .sort();
+    const corpusCwds = new Set(sharedCwds);
     const metas = src.map((s) => {
       if (!s.sidecar) return null;
       try {
@@ -235,10 +341,13 @@ export function prepareCorpus(
     }));
     const next = rng(0x7e4a1 + targetMb);
     let rewrittenIds = 0;
+    let rewrittenRoots = 0;
     let fileNo = 0;
     for (let c = 0; c < copies; c++) {
       const partNo = c < perPart ? 0 : 1;
       const part = parts[partNo];
+      const variants = rootVariants(c).map((v) => enc.encode(v));
+      for (const d of sourceCwds) if (!sharedCwds.includes(d)) corpusCwds.add(inCopy(d, c));
       const ids = new Map<string, string>();
       const fresh = () => uuidFrom(next);
       const folderOf = new Map<string, string>();
@@ -262,7 +371,9 @@ export function prepareCorpus(
         const buf = contents[k].slice();
         const n = rewriteSessionIds(buf, ids, fresh);
         rewrittenIds += n;
-        if (c === 0) verifyCopy(contents[k], buf, ids, s.path);
+        for (const h of hits[k]) buf.set(variants[h.root], h.at);
+        rewrittenRoots += hits[k].length;
+        if (c === 0 || c === copies - 1) verifyCopy(contents[k], buf, ids, c, s.path);
         Deno.mkdirSync(dirname(target), { recursive: true });
         Deno.writeFileSync(target, buf);
         part.bytes += buf.length;
@@ -276,6 +387,7 @@ export function prepareCorpus(
     }
     const corpus: Omit<Corpus, "built" | "buildMs"> = {
       dir,
+      buildId: `v${CORPUS_VERSION} ${new Date().toISOString()}`,
       source,
       targetMb,
       copies,
@@ -287,6 +399,9 @@ export function prepareCorpus(
       sourceFiles: src.length,
       sourceBytes,
       rewrittenIds,
+      rewrittenRoots,
+      cwds: corpusCwds.size,
+      sharedCwds,
     };
     const manifest: Manifest = {
       version: CORPUS_VERSION,
@@ -300,11 +415,25 @@ export function prepareCorpus(
 }
 
 /**
- * Checks one copy: same length, every differing byte inside a rewritten sessionId value, and
- * each line's top-level sessionId (when it has one) now one of the copy's new ids.
+ * Checks one copy: same length; no `ROOTS` entry left anywhere; each line's top-level
+ * sessionId (when it has one) now one of the copy's new ids; and, with the copy's root variants
+ * and ids turned back into the originals, every line byte for byte the original (so nothing
+ * but the ids and the roots changed).
  */
-function verifyCopy(orig: Uint8Array, copy: Uint8Array, ids: Map<string, string>, path: string) {
+function verifyCopy(
+  orig: Uint8Array,
+  copy: Uint8Array,
+  ids: Map<string, string>,
+  c: number,
+  path: string,
+) {
   if (orig.length !== copy.length) throw new Error(`${path}: copy changed length`);
+  const variants = rootVariants(c);
+  for (const r of ROOTS) {
+    if (findAll(copy, enc.encode(r.from)).length) {
+      throw new Error(`${path}: copy ${c} still holds ${r.from}`);
+    }
+  }
   const fresh = new Set(ids.values());
   let start = 0;
   while (start < copy.length) {
@@ -324,11 +453,12 @@ function verifyCopy(orig: Uint8Array, copy: Uint8Array, ids: Map<string, string>
     if (typeof sid === "string" && UUID_RE.test(sid) && !fresh.has(sid)) {
       throw new Error(`${path}: a top-level sessionId (${sid}) was not rewritten`);
     }
-    // Undo the rewrite and compare: nothing but the ids may differ.
+    // Undo the rewrite and compare: nothing but the ids and the roots may differ.
     let back = line;
     for (const [o, n] of ids) back = back.replaceAll(`"sessionId":"${n}"`, `"sessionId":"${o}"`);
+    ROOTS.forEach((r, k) => back = back.replaceAll(variants[k], r.from));
     if (back.toLowerCase() !== was.toLowerCase()) {
-      throw new Error(`${path}: a copied line differs beyond its sessionId`);
+      throw new Error(`${path}: a copied line differs beyond its sessionId and project roots`);
     }
   }
 }

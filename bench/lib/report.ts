@@ -57,7 +57,9 @@ export function render(r: Report): string {
       (c.bytes / MB).toFixed(1)
     } MB in ${c.files} files (${c.sidecars} sidecars), ${c.folders} project folders, ${c.copies} copies of ${c.sourceFiles} genuine transcripts (${
       (c.sourceBytes / MB).toFixed(1)
-    } MB); ${c.built === "now" ? `built in ${(c.buildMs / 1000).toFixed(1)} s` : "cached"}`,
+    } MB), each copy under project roots of its own (${c.cwds} distinct cwds); ${
+      c.built === "now" ? `built in ${(c.buildMs / 1000).toFixed(1)} s` : "cached"
+    }`,
   );
   out.push(`units:   MB = 10^6 bytes, MiB = 2^20 bytes`);
   for (const cv of r.caveats) out.push(`note:    ${cv}`);

@@ -17,3 +17,15 @@ export function fileSize(path: string): number {
     return 0;
   }
 }
+
+/**
+ * Copies a store (and its WAL, when it holds anything) into `dataDir`, so a run that writes
+ * (hooks' decisions, reindex) touches only the copy. Returns the copy's path.
+ */
+export function copyStore(store: string, dataDir: string): string {
+  Deno.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const to = `${dataDir}/${store.split("/").pop()}`;
+  Deno.copyFileSync(store, to);
+  if (fileSize(`${store}-wal`) > 0) Deno.copyFileSync(`${store}-wal`, `${to}-wal`);
+  return to;
+}

@@ -95,6 +95,7 @@ export function backfillRuns(ctx: BenchContext): Promise<Backfill> {
 function readyMarker(ctx: BenchContext): string {
   return JSON.stringify({
     corpus: ctx.corpus.dir,
+    build: ctx.corpus.buildId,
     bytes: ctx.corpus.bytes,
     files: ctx.corpus.files,
   });

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { type BenchContext, metric, type Section } from "../lib/context.ts";
 import { round } from "../lib/stats.ts";
+import { copyStore } from "../lib/store.ts";
 
 const EVENTS = ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"] as const;
 type Event = typeof EVENTS[number];
@@ -388,13 +389,7 @@ export const section: Section = {
     // a copy of the populated store, so the hooks' decisions and passes touch only the copy
     const { scn: full } = await fullStore(ctx);
     const scn = scenario(ctx.workDir, "hooks", full.roots, true);
-    Deno.mkdirSync(scn.dataDir, { recursive: true, mode: 0o700 });
-    Deno.copyFileSync(full.store, scn.store);
-    try {
-      if (Deno.statSync(`${full.store}-wal`).size > 0) {
-        Deno.copyFileSync(`${full.store}-wal`, `${scn.store}-wal`);
-      }
-    } catch { /* no WAL: the file holds everything */ }
+    copyStore(full.store, scn.dataDir);
     // the copy has no snapshot yet, so its first pass would take one (a VACUUM INTO of the
     // whole store) while the hooks are being timed; a day's first pass does that once
     Deno.writeTextFileSync(

@@ -1,7 +1,7 @@
 /**
- * The benchmark sections, in the order a full run prints them. A new section (search latency,
- * hook latency, export) is a module here exporting `section: Section`, added to this list;
- * `deno task bench --only <name>` runs it alone, preparing whatever store it asks for.
+ * The benchmark sections, in the order a full run prints them. A new section is a module here
+ * exporting `section: Section`, added to this list; `deno task bench --only <name>` runs it
+ * alone, preparing whatever store it asks for.
  */
 import type { Section } from "../lib/context.ts";
 import { section as floor } from "./floor.ts";
@@ -10,6 +10,7 @@ import { section as compression } from "./compression.ts";
 import { section as storage } from "./storage.ts";
 import { section as noop } from "./noop.ts";
 import { section as rss } from "./rss.ts";
+import { section as search } from "./search.ts";
 import { section as maintenance } from "./maintenance.ts";
 import { section as hooks } from "./hooks.ts";
 
@@ -20,6 +21,7 @@ export const SECTIONS: Section[] = [
   storage,
   noop,
   rss,
+  search,
   maintenance,
   hooks,
 ];

@@ -1,0 +1,641 @@
+/**
+ * Search over the >= 200 MB corpus store: a fixed set of 50 queries (identifiers, paths, error
+ * lines, prose words; all found in the genuine corpus), each scoped to the project it came from
+ * in one copy of the corpus, or to every project.
+ *
+ * - In process: this module re-run as a child (`search.ts --inproc <store> <queries.json>`)
+ *   imports the graph `mod.ts search` loads, opens the store read-only with openRead, awaits
+ *   initCodec and calls search() from core/recall/search.ts for every query: one cold round
+ *   (each query's first call in a fresh process), then warm rounds. Three such children: the
+ *   warm samples are pooled for the p50 and p95, the cold ones are per-query medians. Then where the time goes: the FTS candidates alone (searchCandidates),
+ *   ranking alone (rank: candidates + entity bonus), the rest being excerpts. Like hooks.ts's
+ *   phases, the child only reads and times core.
+ * - As a process: `terminus search <query> --project <p>`, each run beside an empty-module run
+ *   (the runtime floor) in the same round.
+ * - Index size: the FTS tables, entities, paths and turn_text (dbstat), per transcript byte.
+ * - `terminus reindex` on a copy of the store.
+ */
+import { join } from "node:path";
+import { PERMISSION_FLAGS } from "../../core/context.ts";
+import { type BenchContext, metric, type Section } from "../lib/context.ts";
+import { inCopy } from "../lib/corpus.ts";
+import { runTimed } from "../lib/proc.ts";
+import { copyStore, withStore } from "../lib/store.ts";
+import { median, MiB, round } from "../lib/stats.ts";
+import { cliArgs, scenario, scenarioEnv } from "../lib/terminus.ts";
+import { fullStore } from "./backfill.ts";
+import { measureFloor } from "./floor.ts";
+
+/** The projects of the genuine corpus (copy 0 spelling), by a short name. */
+const PROJECTS = {
+  ci: "/home/runner/work/erk/erk",
+  slot37: "/Users/schrockn/.erk/repos/erk/worktrees/erk-slot-37",
+  slot45: "/Users/schrockn/.erk/repos/erk/worktrees/erk-slot-45",
+  slot48: "/Users/schrockn/.erk/repos/erk/worktrees/erk-slot-48",
+  alpha: "/home/dev/code/project-alpha",
+  demo: "/path/to/Demo",
+} as const;
+
+type Kind = "identifier" | "path" | "error" | "prose";
+interface QuerySpec {
+  q: string;
+  kind: Kind;
+  /** The project it is scoped to, or "*" for every project. */
+  in: keyof typeof PROJECTS | "*";
+}
+
+/**
+ * The 50 queries. Each has hits in its scope in every copy; query i is scoped to copy
+ * i mod copies, so the set reads all over the store. Matching turns over the whole corpus
+ * (FTS) range from 28 (one per copy) to ~6900 (`objective`).
+ */
+export const QUERIES: QuerySpec[] = [
+  // identifiers
+  { q: "SearchManager", kind: "identifier", in: "alpha" },
+  { q: "retryBudget", kind: "identifier", in: "alpha" },
+  { q: "ErkContext", kind: "identifier", in: "ci" },
+  { q: "PlanRowData", kind: "identifier", in: "slot45" },
+  { q: "LoadedConfig", kind: "identifier", in: "slot48" },
+  { q: "PullRequestInfo", kind: "identifier", in: "slot45" },
+  { q: "FakeGitHubIssues", kind: "identifier", in: "*" },
+  { q: "TodoActionType", kind: "identifier", in: "demo" },
+  { q: "useTodos", kind: "identifier", in: "demo" },
+  { q: "CliRunner", kind: "identifier", in: "slot37" },
+  { q: "build_blocking_message", kind: "identifier", in: "slot37" },
+  { q: "plan_file_path", kind: "identifier", in: "*" },
+  { q: "sessions_for_plan", kind: "identifier", in: "ci" },
+  { q: "execute_gh_command_with_retry", kind: "identifier", in: "slot45" },
+  { q: "GetLearnSessionsResultDict", kind: "identifier", in: "ci" },
+  { q: "BranchManager", kind: "identifier", in: "*" },
+  // paths
+  { q: "src/worker/S.ts", kind: "path", in: "alpha" },
+  { q: "src/erk/tui/app.py", kind: "path", in: "ci" },
+  { q: "packages/erk-shared/src/erk_shared/gateway/git/fake.py", kind: "path", in: "slot45" },
+  { q: "tests/tui/screens/test_objective_plans_screen.py", kind: "path", in: "slot45" },
+  { q: "src/erk/cli/commands/exec/scripts/get_learn_sessions.py", kind: "path", in: "ci" },
+  { q: "src/app/page.tsx", kind: "path", in: "demo" },
+  { q: "components/TodoList.tsx", kind: "path", in: "demo" },
+  { q: "docs/learned/index.md", kind: "path", in: "ci" },
+  { q: "src/erk/cli/config.py", kind: "path", in: "slot48" },
+  {
+    q: "tests/unit/cli/commands/exec/scripts/test_exit_plan_mode_hook.py",
+    kind: "path",
+    in: "slot37",
+  },
+  { q: "src/erk/cli/commands/exec/scripts/plan_save_to_issue.py", kind: "path", in: "*" },
+  { q: "packages/erk-shared/src/erk_shared/gateway/github/real.py", kind: "path", in: "*" },
+  // error lines
+  { q: "RuntimeError: If gh command fails", kind: "error", in: "slot45" },
+  { q: "AssertionError: assert 0 == 1", kind: "error", in: "slot45" },
+  { q: "TypeError: generate is not a function", kind: "error", in: "demo" },
+  {
+    q: "fatal: pathspec '.erk/impl-context/' did not match any files",
+    kind: "error",
+    in: "ci",
+  },
+  { q: "error: rustup could not choose a version of cargo to run", kind: "error", in: "alpha" },
+  { q: "Todo text cannot be empty", kind: "error", in: "demo" },
+  {
+    q: "TypeError: setup_impl_from_issue() got an unexpected keyword argument",
+    kind: "error",
+    in: "slot37",
+  },
+  { q: "FAILED tests/tui/data/test_provider.py", kind: "error", in: "slot45" },
+  { q: "CalledProcessError", kind: "error", in: "*" },
+  { q: "Exit code 1", kind: "error", in: "*" },
+  // prose
+  { q: "worktree", kind: "prose", in: "slot37" },
+  { q: "refactor", kind: "prose", in: "ci" },
+  { q: "pull request", kind: "prose", in: "slot45" },
+  { q: "rebase", kind: "prose", in: "*" },
+  { q: "keyboard shortcuts", kind: "prose", in: "alpha" },
+  { q: "the tests are failing", kind: "prose", in: "ci" },
+  { q: "permission denied", kind: "prose", in: "alpha" },
+  { q: "git commit", kind: "prose", in: "*" },
+  { q: "plan mode", kind: "prose", in: "slot37" },
+  { q: "session id", kind: "prose", in: "*" },
+  { q: "objective", kind: "prose", in: "*" },
+  { q: "documentation", kind: "prose", in: "demo" },
+];
+
+/** In-process children (fresh processes): cold figures are their per-query medians. */
+const CHILDREN = 3;
+/** Warm rounds over the 50 queries in each child, after the cold one; samples are pooled. */
+const WARM_ROUNDS = 4;
+/** Repeats of each query for the phase split. */
+const PHASE_REPEATS = 3;
+/** `terminus search` processes per query. */
+const CLI_ROUNDS = 3;
+const REINDEX_RUNS = 3;
+
+interface Resolved {
+  q: string;
+  kind: Kind;
+  /** The scope's project in its copy, or null for every project. */
+  project: string | null;
+}
+
+interface QueryResult {
+  /** First call in the child (a fresh process), ms. */
+  cold: number;
+  warm: number[];
+  /** resolveScope's time for this query's project, ms (the CLI pays it once). */
+  scope: number;
+  hits: number;
+  /** Median of PHASE_REPEATS: FTS candidates alone, rank (candidates + bonus), search. */
+  candidatesMs: number;
+  rankMs: number;
+  searchMs: number;
+  candidates: number;
+  /** Turns matching every word over the whole store, and within the scope. */
+  matches: number;
+  scopedMatches: number;
+}
+
+interface ChildOut {
+  importMs: number;
+  configMs: number;
+  openMs: number;
+  codecMs: number;
+  queries: QueryResult[];
+}
+
+/* ---------- in process (the child side) ---------- */
+
+async function inprocChild(store: string, queriesFile: string): Promise<ChildOut> {
+  const qs = JSON.parse(Deno.readTextFileSync(queriesFile)) as Resolved[];
+  // import: the graph `mod.ts search` loads (node:util for its argv), then the pieces timed
+  // here; the child's own modules (core/context.ts among them) were loaded before
+  const t0 = performance.now();
+  await import("../../mod.ts");
+  await import("../../commands/search.ts");
+  await import("node:util");
+  const { search } = await import("../../core/recall/search.ts");
+  const { rank } = await import("../../core/recall/rank.ts");
+  const { parseQuery } = await import("../../core/recall/query.ts");
+  const { searchCandidates, visibleWhere } = await import("../../core/store/query.ts");
+  const { openRead } = await import("../../core/store/db.ts");
+  const { initCodec } = await import("../../core/store/codec.ts");
+  const { egress } = await import("../../core/egress.ts");
+  const { loadConfig } = await import("../../core/config.ts");
+  const { processEnv } = await import("../../core/paths.ts");
+  const { resolveScope } = await import("../../core/recall/scope.ts");
+  const { SEARCH_LIMIT_DEFAULT, SEARCH_POOL } = await import("../../core/constants.ts");
+  const importMs = performance.now() - t0;
+
+  let a = performance.now();
+  const lap = () => {
+    const b = performance.now();
+    const d = b - a;
+    a = b;
+    return d;
+  };
+  const cfg = loadConfig(processEnv);
+  const filter = egress(cfg.privacy.redactRecall);
+  const configMs = lap();
+  const opened = openRead(store);
+  if (!opened) throw new Error(`no store at ${store}`);
+  const db = opened.db;
+  const openMs = lap();
+  await initCodec();
+  const codecMs = lap();
+
+  const args = (r: Resolved) => ({
+    query: parseQuery(r.q),
+    vis: { project: r.project, exclude: [] },
+    filters: {},
+    limit: SEARCH_LIMIT_DEFAULT,
+    filter,
+  });
+  const timed = (r: Resolved) => {
+    const s = performance.now();
+    const hits = search(db, args(r));
+    return { ms: performance.now() - s, hits: hits.length };
+  };
+  const out: QueryResult[] = qs.map(() => ({
+    cold: 0,
+    warm: [],
+    scope: 0,
+    hits: 0,
+    candidatesMs: 0,
+    rankMs: 0,
+    searchMs: 0,
+    candidates: 0,
+    matches: 0,
+    scopedMatches: 0,
+  }));
+  // cold: the first call of each query, in order, in this fresh process
+  qs.forEach((r, i) => {
+    const s = performance.now();
+    const sc = resolveScope(db, cfg, r.project ?? "/", r.project ?? "*");
+    out[i].scope = performance.now() - s;
+    if (!sc.ok || sc.vis.project !== r.project) {
+      throw new Error(`scope of ${r.project}: ${sc.ok ? sc.vis.project : sc.reason}`);
+    }
+    const t = timed(r);
+    out[i].cold = t.ms;
+    out[i].hits = t.hits;
+  });
+  for (let round = 0; round < WARM_ROUNDS; round++) {
+    qs.forEach((r, i) => out[i].warm.push(timed(r).ms));
+  }
+  // where the time goes: candidates alone, rank alone, search, each the median of a few
+  qs.forEach((r, i) => {
+    const c: number[] = [];
+    const k: number[] = [];
+    const s: number[] = [];
+    for (let j = 0; j < PHASE_REPEATS; j++) {
+      const x = args(r);
+      let t = performance.now();
+      out[i].candidates =
+        searchCandidates(db, x.query.match!, x.vis, x.filters, SEARCH_POOL).length;
+      c.push(performance.now() - t);
+      t = performance.now();
+      rank(db, x);
+      k.push(performance.now() - t);
+      s.push(timed(r).ms);
+    }
+    out[i].candidatesMs = median(c);
+    out[i].rankMs = median(k);
+    out[i].searchMs = median(s);
+    // how many turns match, untimed
+    const match = parseQuery(r.q).match!;
+    const w = visibleWhere({ project: r.project, exclude: [] });
+    const count = (sql: string, ...p: string[]) =>
+      (db.prepare(sql).get(match, ...p) as { n: number }).n;
+    out[i].matches = count("SELECT count(*) AS n FROM turns_fts WHERE turns_fts MATCH ?");
+    out[i].scopedMatches = count(
+      `SELECT count(*) AS n FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+       WHERE turns_fts MATCH ? AND ${w.sql}`,
+      ...w.params,
+    );
+  });
+  db.close();
+  return { importMs, configMs, openMs, codecMs, queries: out };
+}
+
+/* ---------- helpers (the parent side) ---------- */
+
+/** Warm samples pooled; every other figure the median over the children. */
+function mergeChildren(outs: ChildOut[]): ChildOut {
+  const med = (f: (o: ChildOut) => number) => median(outs.map(f));
+  return {
+    importMs: med((o) => o.importMs),
+    configMs: med((o) => o.configMs),
+    openMs: med((o) => o.openMs),
+    codecMs: med((o) => o.codecMs),
+    queries: outs[0].queries.map((first, i) => {
+      const m = (f: (q: QueryResult) => number) => median(outs.map((o) => f(o.queries[i])));
+      return {
+        ...first,
+        cold: m((q) => q.cold),
+        warm: outs.flatMap((o) => o.queries[i].warm),
+        scope: m((q) => q.scope),
+        candidatesMs: m((q) => q.candidatesMs),
+        rankMs: m((q) => q.rankMs),
+        searchMs: m((q) => q.searchMs),
+      };
+    }),
+  };
+}
+
+/** Nearest-rank percentile. */
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
+}
+
+const r1 = (x: number) => round(x, 1);
+const r2 = (x: number) => round(x, 2);
+
+/** The queries with their projects as spelt in their copy; throws if one is not archived. */
+function resolveQueries(ctx: BenchContext, store: string): Resolved[] {
+  const archived = withStore(store, (db) =>
+    new Set(
+      (db.prepare("SELECT DISTINCT project AS p FROM session_meta WHERE project IS NOT NULL")
+        .all() as { p: string }[]).map((r) => r.p),
+    ));
+  return QUERIES.map((s, i) => {
+    if (s.in === "*") return { q: s.q, kind: s.kind, project: null };
+    const project = inCopy(PROJECTS[s.in], i % ctx.corpus.copies);
+    if (!archived.has(project)) {
+      throw new Error(
+        `search: no archived project ${project} (query ${
+          JSON.stringify(s.q)
+        }); the query list is written for the corpus in /work/shared/corpus`,
+      );
+    }
+    return { q: s.q, kind: s.kind, project };
+  });
+}
+
+type IndexGroup = "fts" | "entities" | "paths" | "turn_text" | "turns";
+
+function indexGroup(name: string): IndexGroup | null {
+  if (name === "turns_fts" || name.startsWith("turns_fts_")) return "fts";
+  if (name === "entities" || name.startsWith("entities_")) return "entities";
+  if (name === "paths" || name.startsWith("paths_")) return "paths";
+  if (name === "turn_text") return "turn_text";
+  if (name === "turns" || name === "turns_session" || name === "turns_uuid") return "turns";
+  return null;
+}
+
+/* ---------- the section ---------- */
+
+export const section: Section = {
+  name: "search",
+  title: "Search (50 queries over the full store)",
+  async run(ctx) {
+    const { scn } = await fullStore(ctx);
+    const floor = await measureFloor(ctx);
+    const queries = resolveQueries(ctx, scn.store);
+    const queriesFile = join(ctx.workDir, "search-queries.json");
+    Deno.writeTextFileSync(queriesFile, JSON.stringify(queries, null, 2) + "\n");
+    const env = scenarioEnv(scn);
+
+    // in process, in children of their own
+    ctx.log(
+      `search: ${queries.length} queries in process, ${CHILDREN} processes x (1 cold + ${WARM_ROUNDS} warm rounds)`,
+    );
+    const outs: ChildOut[] = [];
+    for (let i = 0; i < CHILDREN; i++) {
+      const child = await runTimed(
+        Deno.execPath(),
+        [
+          "run",
+          ...PERMISSION_FLAGS,
+          new URL(import.meta.url).pathname,
+          "--inproc",
+          scn.store,
+          queriesFile,
+        ],
+        { cwd: ctx.repo, env },
+      );
+      if (child.code !== 0) throw new Error(`search child exited ${child.code}:\n${child.stderr}`);
+      outs.push(JSON.parse(child.stdout) as ChildOut);
+    }
+    const res = mergeChildren(outs);
+    const qr = res.queries;
+    const warm = qr.flatMap((r) => r.warm);
+    const cold = qr.map((r) => r.cold);
+    const perQuery = qr.map((r, i) => ({ ...queries[i], ...r, warmMedian: median(r.warm) }));
+    const slowest = [...perQuery].sort((a, b) => b.warmMedian - a.warmMedian).slice(0, 5);
+    const noHits = perQuery.filter((r) => r.hits === 0);
+    const byKind = (k: Kind) => perQuery.filter((r) => r.kind === k).flatMap((r) => r.warm);
+    const scoped = perQuery.filter((r) => r.project !== null).flatMap((r) => r.warm);
+    const global = perQuery.filter((r) => r.project === null).flatMap((r) => r.warm);
+    const sum = (f: (r: QueryResult) => number) => qr.reduce((n, r) => n + f(r), 0);
+    const tSearch = sum((r) => r.searchMs);
+    const tCand = sum((r) => r.candidatesMs);
+    const tRank = sum((r) => r.rankMs);
+    const share = (x: number) => `${Math.round((100 * x) / tSearch)}%`;
+
+    // as a process, each beside a floor run
+    ctx.log(`search: ${queries.length * CLI_ROUNDS} \`terminus search\` processes`);
+    const empty = join(ctx.outDir, "empty.ts");
+    Deno.writeTextFileSync(empty, "");
+    const floorArgs = ["run", ...PERMISSION_FLAGS, empty];
+    const cliWall: number[] = [];
+    const floorWall: number[] = [];
+    const cliHitsOff: string[] = [];
+    for (let round = 0; round < CLI_ROUNDS; round++) {
+      for (const [i, r] of queries.entries()) {
+        const f = await runTimed(Deno.execPath(), floorArgs, { cwd: ctx.repo });
+        if (f.code !== 0) throw new Error(`empty.ts exited ${f.code}: ${f.stderr}`);
+        floorWall.push(f.wallMs);
+        const s = await runTimed(
+          Deno.execPath(),
+          cliArgs(ctx.repo, ["search", r.q, "--project", r.project ?? "*"]),
+          { cwd: ctx.repo, env },
+        );
+        if (s.code !== 0) {
+          throw new Error(`terminus search ${JSON.stringify(r.q)} exited ${s.code}: ${s.stderr}`);
+        }
+        cliWall.push(s.wallMs);
+        const n = Number(/(\d+) hit\(s\)/.exec(s.stderr)?.[1] ?? NaN);
+        if (round === 0 && n !== qr[i].hits) {
+          cliHitsOff.push(`${JSON.stringify(r.q)}: ${n} vs ${qr[i].hits} in process`);
+        }
+      }
+    }
+    const cliMedian = median(cliWall);
+    const floorMedian = median(floorWall);
+
+    // index size
+    const objects = withStore(
+      scn.store,
+      (db) =>
+        db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
+          name: string;
+          bytes: number;
+        }[],
+    );
+    const idx: Record<IndexGroup, number> = {
+      fts: 0,
+      entities: 0,
+      paths: 0,
+      turn_text: 0,
+      turns: 0,
+    };
+    const members: Record<IndexGroup, string[]> = {
+      fts: [],
+      entities: [],
+      paths: [],
+      turn_text: [],
+      turns: [],
+    };
+    for (const o of objects) {
+      const g = indexGroup(o.name);
+      if (!g) continue;
+      idx[g] += o.bytes;
+      members[g].push(`${o.name} ${r1(o.bytes / MiB)}`);
+    }
+    const transcript = ctx.corpus.bytes;
+    const pctOf = (n: number) => round((100 * n) / transcript, 1);
+    const searchIndex = idx.fts + idx.entities + idx.paths + idx.turn_text;
+
+    // reindex, on a copy of the store
+    const rscn = scenario(ctx.workDir, "reindex", scn.roots, true);
+    const reindex: { wallMs: number; rss: number | null; sessions: number; turns: number }[] = [];
+    for (let i = 0; i < REINDEX_RUNS; i++) {
+      copyStore(scn.store, rscn.dataDir);
+      ctx.log(`search: terminus reindex ${i + 1}/${REINDEX_RUNS}`);
+      const r = await runTimed(Deno.execPath(), cliArgs(ctx.repo, ["reindex", "--json"]), {
+        cwd: ctx.repo,
+        env: scenarioEnv(rscn),
+        timeDir: ctx.gnuTime ? rscn.dir : undefined,
+      });
+      if (r.code !== 0) throw new Error(`terminus reindex exited ${r.code}:\n${r.stderr}`);
+      const d = JSON.parse(r.stdout).data as { sessions: number; turns: number };
+      reindex.push({ wallMs: r.wallMs, rss: r.maxRssBytes, sessions: d.sessions, turns: d.turns });
+    }
+    Deno.removeSync(rscn.dataDir, { recursive: true });
+    const ri = reindex[Math.floor(reindex.length / 2)];
+    const reindexMs = median(reindex.map((r) => r.wallMs));
+
+    const fmtQ = (r: (typeof perQuery)[number]) =>
+      `${JSON.stringify(r.q)}${r.project === null ? " (*)" : ""} ${
+        r1(r.warmMedian)
+      } ms, ${r.matches} matching turns (${r.scopedMatches} in scope)`;
+    const spread = (xs: number[]) =>
+      `p50 ${r1(pct(xs, 0.5))}, p95 ${r1(pct(xs, 0.95))}, max ${r1(Math.max(...xs))} ms`;
+    const metrics = [
+      metric(
+        "search_p50_ms",
+        "search(), in process, p50",
+        r2(pct(warm, 0.5)),
+        "ms",
+        { op: "<=", value: 10 },
+        `${warm.length} samples: ${queries.length} queries x ${WARM_ROUNDS} warm rounds x ${CHILDREN} processes`,
+      ),
+      metric(
+        "search_p95_ms",
+        "search(), in process, p95",
+        r2(pct(warm, 0.95)),
+        "ms",
+        { op: "<=", value: 30 },
+        `max ${r1(Math.max(...warm))} ms; slowest (median): ${slowest.map(fmtQ).join("; ")}`,
+      ),
+      metric(
+        "search_cold_p50_ms",
+        "search(), first call of each query in a fresh process, p50",
+        r2(pct(cold, 0.5)),
+        "ms",
+        undefined,
+        `p95 ${r1(pct(cold, 0.95))} ms; the very first query ${r1(cold[0])} ms`,
+      ),
+      metric(
+        "search_phases_pct",
+        "search() time in the FTS candidates query",
+        Math.round((100 * tCand) / tSearch),
+        "%",
+        undefined,
+        `over the 50 queries: candidates (FTS MATCH + scope join + bm25 order, <= 200) ${
+          r1(tCand)
+        } ms (${share(tCand)}), entity bonus ${r1(tRank - tCand)} ms (${
+          share(tRank - tCand)
+        }), excerpts from the blocks ${r1(tSearch - tRank)} ms (${share(tSearch - tRank)})`,
+      ),
+      metric(
+        "search_cli_median_ms",
+        "terminus search, process wall, median",
+        r1(cliMedian),
+        "ms",
+        undefined,
+        `n=${cliWall.length}, ${spread(cliWall)}; floor beside it n=${floorWall.length}, ${
+          spread(floorWall)
+        }`,
+      ),
+      metric(
+        "search_cli_beyond_floor_ms",
+        "terminus search, median beyond the runtime floor",
+        r1(cliMedian - floorMedian),
+        "ms",
+        { op: "<=", value: 25 },
+        `${r1(cliMedian)} - ${
+          r1(floorMedian)
+        } ms (floor run in the same rounds; the floor section's median ${
+          r1(floor.summary.median)
+        } ms); in the child: import ${r1(res.importMs)}, config ${r1(res.configMs)}, open ${
+          r1(res.openMs)
+        }, initCodec ${r1(res.codecMs)}, first resolveScope ${r1(qr[0].scope)} ms`,
+      ),
+      metric(
+        "search_index_pct",
+        "search index (FTS + entities + paths + turn_text)",
+        pctOf(searchIndex),
+        "% of transcript bytes",
+        undefined,
+        `${r1(searchIndex / MiB)} MiB for ${r1(transcript / MiB)} MiB of transcripts`,
+      ),
+      ...(["fts", "entities", "paths", "turn_text"] as const).map((g) =>
+        metric(
+          `search_index_${g}_pct`,
+          g === "fts" ? "FTS tables (turns_fts*)" : `${g} (table + indexes)`,
+          pctOf(idx[g]),
+          "% of transcript bytes",
+          undefined,
+          `${members[g].join(", ")} MiB`,
+        )
+      ),
+      metric(
+        "search_index_turns_pct",
+        "turns (table + indexes), for comparison",
+        pctOf(idx.turns),
+        "% of transcript bytes",
+        undefined,
+        `${members.turns.join(", ")} MiB`,
+      ),
+      metric(
+        "reindex_s",
+        "terminus reindex, process wall",
+        r1(reindexMs / 1000),
+        "s",
+        undefined,
+        `${ri.sessions} sessions, ${ri.turns} turns rebuilt (${
+          Math.round(ri.turns / (reindexMs / 1000))
+        } turns/s, ${r1(transcript / 1e6 / (reindexMs / 1000))} MB of transcripts/s)${
+          ri.rss ? `; peak RSS ${r1(ri.rss / MiB)} MiB` : ""
+        }; ${reindex.length} run(s) on a copy of the store`,
+      ),
+    ];
+    const notes = [
+      `Queries (in the file): ${
+        (["identifier", "path", "error", "prose"] as const).map((k) =>
+          `${perQuery.filter((r) => r.kind === k).length} ${k}s (warm ${spread(byKind(k))})`
+        ).join(", ")
+      }. ${
+        perQuery.filter((r) => r.project !== null).length
+      } scoped to their project in copy i mod ${ctx.corpus.copies} (warm ${spread(scoped)}), ${
+        perQuery.filter((r) => r.project === null).length
+      } over every project (warm ${spread(global)}).`,
+      `In process: ${CHILDREN} children each import mod.ts, commands/search.ts and node:util, load the config, openRead the store, await initCodec, then call search() (limit 10, the CLI's default; the config's redaction filter) on each query once (cold: the per-query median over the children), then ${WARM_ROUNDS} more rounds (warm: p50 and p95 over the pooled samples). Phases are medians of ${PHASE_REPEATS} calls each of searchCandidates, rank and search; start-up figures (import, config, open, initCodec) medians over the children.`,
+      `\`terminus search <query> --project <project or *>\` as \`deno run <PERMISSION_FLAGS> mod.ts\`, ${CLI_ROUNDS} per query, each right after an empty-module run (the floor) with the same flags.`,
+      "Every copy holds the same text, so FTS doclists are 28 copies long: a word's matches over the whole store are 28x what one copy holds, scoped or not (the scope is a join after the MATCH).",
+    ];
+    if (noHits.length) {
+      notes.push(`No hit: ${noHits.map((r) => JSON.stringify(r.q)).join(", ")}.`);
+    }
+    if (cliHitsOff.length) {
+      notes.push(`The CLI's hit count differed from search(): ${cliHitsOff.join("; ")}.`);
+    }
+    return {
+      metrics,
+      notes,
+      data: {
+        child: {
+          importMs: res.importMs,
+          configMs: res.configMs,
+          openMs: res.openMs,
+          codecMs: res.codecMs,
+        },
+        queries: perQuery.map((r) => ({
+          q: r.q,
+          kind: r.kind,
+          project: r.project,
+          hits: r.hits,
+          matches: r.matches,
+          scopedMatches: r.scopedMatches,
+          candidates: r.candidates,
+          coldMs: r2(r.cold),
+          warmMedianMs: r2(r.warmMedian),
+          candidatesMs: r2(r.candidatesMs),
+          rankMs: r2(r.rankMs),
+          searchMs: r2(r.searchMs),
+          scopeMs: r2(r.scope),
+        })),
+        cliWallMs: cliWall.map(r2),
+        floorWallMs: floorWall.map(r2),
+        index: { transcriptBytes: transcript, ...idx },
+        reindex,
+      },
+    };
+  },
+};
+
+if (import.meta.main && Deno.args[0] === "--inproc") {
+  const out = await inprocChild(Deno.args[1], Deno.args[2]);
+  console.log(JSON.stringify(out));
+  Deno.exit(0);
+}
