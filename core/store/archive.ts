@@ -368,15 +368,15 @@ export function lastRun(db: Db): RunRow | null {
  */
 export function recoverWatermarks(db: Db): string[] {
   const notes: string[] = [];
-  // Cheap first look: block counts from the primary-key index, no block row read. Only a
-  // session whose count or recorded length disagrees with its watermark is summed.
+  // Cheap first look on every pass: a watermark whose stream length disagrees with what its
+  // session records (or with no session at all). Only those are summed over their blocks;
+  // damage inside blocks that agree on length is `verify`'s to find.
   const candidates = db.prepare(
     `SELECT w.session_no AS no FROM watermarks w
        LEFT JOIN sessions s USING (session_no) LEFT JOIN session_meta m USING (session_no)
-       LEFT JOIN (SELECT session_no, count(*) AS n FROM blocks GROUP BY session_no) b USING (session_no)
-     WHERE s.session_no IS NULL OR (COALESCE(m.is_evicted, 0) = 0 AND (
-       COALESCE(m.uncompressed_len, 0) != w.stream_len OR COALESCE(b.n, 0) != (w.stream_len + ? - 1) / ?))`,
-  ).all(BLOCK_BYTES, BLOCK_BYTES) as { no: number }[];
+     WHERE s.session_no IS NULL OR (COALESCE(m.is_evicted, 0) = 0 AND
+       COALESCE(m.uncompressed_len, 0) != w.stream_len)`,
+  ).all() as { no: number }[];
   if (candidates.length === 0) return notes;
   const rows = db.prepare(
     `SELECT w.session_no AS no, w.offset AS offset, w.stream_len AS streamLen, s.session_key AS key,
