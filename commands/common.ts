@@ -4,18 +4,19 @@ import { UsageError } from "../core/errors.ts";
 import { resolveAll, type Resolved } from "../core/setup_context.ts";
 import { type Db, openRead } from "../core/store/db.ts";
 import { resolveScope, type Scope } from "../core/recall/scope.ts";
-import { initCodec } from "../core/store/codec.ts";
+import { initReader } from "../core/store/codec.ts";
 import type { Values } from "./types.ts";
 
 export type ReadOpen =
   | { db: Db; r: Resolved; warnings: string[] }
   | { db: null; r: Resolved; reason: string };
 
-export async function openForRead(ctx: Context): Promise<ReadOpen> {
+/** Opens the store read-only; `readsBlocks` loads zstd, which a listing never needs. */
+export async function openForRead(ctx: Context, readsBlocks = true): Promise<ReadOpen> {
   const r = resolveAll(ctx);
   const o = openRead(r.store);
   if (!o) return { db: null, r, reason: `no store yet at ${r.store}` };
-  await initCodec();
+  if (readsBlocks) await initReader();
   return { db: o.db, r, warnings: o.warnings };
 }
 

@@ -5,7 +5,7 @@ import { humanBytes, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
-import { initCodec } from "../core/store/codec.ts";
+import { initReader } from "../core/store/codec.ts";
 import { destinationRefusal, EXPORT_NOTICE, exportStore } from "../core/export/export.ts";
 
 const empty = (destination: string | null) => ({
@@ -42,7 +42,7 @@ export const command: Command = {
       }
       const { db, warnings } = opened;
       try {
-        await initCodec();
+        await initReader();
         const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest);
         const failed = res.failed.length > 0;
         return outcome("export", {

@@ -49,8 +49,6 @@ export const command: Command = {
       });
     }
     try {
-      const { initCodec } = await import("../core/store/codec.ts");
-      await initCodec();
       const rep = replay(o.db, r.cfg, t);
       const human = [
         row("decisions", rep.decisions, 17),

@@ -18,7 +18,7 @@ export const command: Command = {
     const since = boundFlag("--since", str(a.values, "since"), "start");
     const until = boundFlag("--until", str(a.values, "until"), "end");
     const limit = wholeFlag(a.values, "limit", 1);
-    const o = await openForRead(ctx);
+    const o = await openForRead(ctx, false);
     if (!o.db) return outcome("sessions", { sessions: [] }, { reason: o.reason });
     try {
       const scope = scopeOf(ctx, o.db, o.r, a.values);

@@ -24,11 +24,37 @@ export function turnBytes(
 
 /** The turn's text, folded; with `redacting`, values under secret-named keys are taken out first. */
 export function turnText(line: Uint8Array, redacting = false): string {
+  return fold(rawTurnText(line, redacting));
+}
+
+function rawTurnText(line: Uint8Array, redacting: boolean): string {
   const rec = parseLine(line);
-  const text = rec
+  return rec
     ? textParts(redacting ? redactValues(rec) : rec).join(" ")
     : new TextDecoder().decode(line);
+}
+
+function fold(text: string): string {
   return text.replace(/\s+/g, " ").trim();
+}
+
+/** Room kept either side of the first match before folding, far more than one excerpt needs. */
+const WINDOW_MARGIN = 4 * EXCERPT_CHARS;
+
+/**
+ * A stretch of a long text around the first match, so folding and cutting work on a few
+ * hundred characters instead of a whole file a tool read.
+ */
+function around(text: string, folded: string[]): string {
+  if (text.length <= 4 * WINDOW_MARGIN) return text;
+  const lower = text.toLowerCase();
+  let at = -1;
+  for (const t of folded) {
+    const i = lower.indexOf(t);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  const from = Math.max(0, at - WINDOW_MARGIN);
+  return text.slice(from, from + 2 * WINDOW_MARGIN);
 }
 
 /** Up to 240 characters around the first of `terms` found, or from the start without terms. */
@@ -63,6 +89,9 @@ export function excerptFor(
   if (t.evicted) return "";
   const bytes = turnBytes(db, t.sessionNo, t.streamOffset, t.byteLen);
   if (!bytes) return "";
-  // filter before cutting so a secret is never split into an unrecognisable piece
-  return cutExcerpt(filter(turnText(bytes, isRedacting(filter))), folded);
+  const redacting = isRedacting(filter);
+  const raw = rawTurnText(bytes, redacting);
+  // Redaction sees the whole text (a window could start inside a key block and hide its
+  // marker); without it, only a window around the match is folded and cut.
+  return cutExcerpt(redacting ? fold(filter(raw)) : fold(around(raw, folded)), folded);
 }

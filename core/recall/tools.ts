@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import { type Db, openRead } from "../store/db.ts";
-import { initCodec } from "../store/codec.ts";
+import { initReader } from "../store/codec.ts";
 import { egress } from "../egress.ts";
 import { parseBound } from "../time.ts";
 import {
@@ -98,7 +98,7 @@ async function withStore<T>(
   }
   if (!opened) return empty(`no store yet at ${env.store}`);
   try {
-    await initCodec();
+    await initReader();
     const scope = resolveScope(opened.db, env.cfg, env.cwd ?? "/", project);
     if (!scope.ok) return empty(scope.reason);
     return body(opened.db, scope.vis, env);

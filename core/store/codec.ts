@@ -13,33 +13,39 @@ let zlib: Zlib | undefined;
 let hasher: Hasher | undefined;
 let compressOptions: { params: Record<number, number> } | undefined;
 
-/** Must be awaited once before any other function here is used. */
+/** For writing and checking blocks: zstd and BLAKE3. Awaited once before either is used. */
 export async function initCodec(): Promise<void> {
+  await initReader();
+  if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
+}
+
+/** For reading blocks only: zstd without BLAKE3, whose WASM start-up a read never needs. */
+export async function initReader(): Promise<void> {
   if (!zlib) {
     zlib = await import("node:zlib");
     compressOptions = { params: { [zlib.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } };
   }
-  if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
 }
 
-function ready(): { z: Zlib; h: Hasher } {
-  if (!zlib || !hasher) throw new Error("initCodec() was not awaited");
-  return { z: zlib, h: hasher };
+function z(): Zlib {
+  if (!zlib) throw new Error("initReader() or initCodec() was not awaited");
+  return zlib;
 }
 
 export function blake3(data: Uint8Array): Uint8Array {
-  const { h } = ready();
+  if (!hasher) throw new Error("initCodec() was not awaited");
+  const h = hasher;
   h.init();
   h.update(data);
   return h.digest("binary");
 }
 
 export function compress(raw: Uint8Array): Uint8Array {
-  return new Uint8Array(ready().z.zstdCompressSync(raw, compressOptions));
+  return new Uint8Array(z().zstdCompressSync(raw, compressOptions));
 }
 
 export function decompress(frame: Uint8Array): Uint8Array {
-  return new Uint8Array(ready().z.zstdDecompressSync(frame));
+  return new Uint8Array(z().zstdDecompressSync(frame));
 }
 
 /** The session checksum: BLAKE3 over the concatenated block hashes, in block order. */
