@@ -18,7 +18,6 @@ import {
   appendSession,
   beginRun,
   closeSessions,
-  type DerivedRows,
   finishRun,
   markDiverged,
   recoverWatermarks,
@@ -29,11 +28,9 @@ import {
 import { rebuildDerived } from "../index/reindex.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
-import { keyFor } from "../transcript/session_key.ts";
-import { isTurn, parseLine, type Rec, str } from "../transcript/records.ts";
+import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
+import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
-import { captureLine } from "./capture.ts";
-import { deriveTurn } from "../index/derive.ts";
 import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
 
@@ -104,12 +101,12 @@ class Pass {
     this.states = new Map(); // read after recovery, which may change watermarks
   }
 
-  async archiveFile(found: Found): Promise<FileOutcome> {
+  /** Steps 1-2 of a file: what is new in it, read (no record parsed yet), or why nothing is. */
+  prepare(found: Found, key: KeyInfo): Prepared | FileOutcome {
     const { cfg } = this.input;
     if (this.input.only && folderExcluded(basename(found.projectFolder), cfg.exclude)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
-    const key = keyFor(found.path, this.input.only !== undefined || found.link === true);
     const state = this.states.get(key.sessionKey) ?? null;
     if (state && isExcluded(cfg, state.project)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
@@ -131,66 +128,35 @@ class Pass {
     const chunk = readRange(found.path, offset, size);
     const end = chunk.lastIndexOf(NL) + 1; // a partial last line waits for the next pass
     if (end === 0) return { committed: false, bytesRead: chunk.length, turnsAdded: 0 };
+    return {
+      found,
+      key,
+      state,
+      offset,
+      input: {
+        chunk,
+        end,
+        // The mode applies as records are archived; a session archived under two modes is
+        // recorded as "mixed" (its file and stream offsets no longer line up for recovery).
+        mode: cfg.capture.mode,
+        streamOffset: state?.uncompressedLen ?? 0,
+        turnSeq: state?.turnCount ?? 0,
+        sidecar: key.isSidecar,
+        sessionId: state?.sessionId ?? key.fileSessionId,
+        cwd: state?.cwd ?? null,
+      },
+    };
+  }
 
-    // The mode applies as records are archived; a session archived under two modes is
-    // recorded as "mixed" (its file and stream offsets no longer line up for recovery).
-    const mode = cfg.capture.mode;
-    const parts: Uint8Array[] = [];
-    const derived: DerivedRows[] = [];
-    let streamOffset = state?.uncompressedLen ?? 0;
-    let turnSeq = state?.turnCount ?? 0;
-    let sessionId = state?.sessionId ?? key.fileSessionId;
-    let cwd: string | null = state?.cwd ?? null;
-    let branch: string | null = null;
-    let foreign: string | null = null;
-    let firstTurnAt: string | null = null;
-    let lastTurnAt: string | null = null;
-    let firstParentUuid: string | null = null;
-    let recordSessionId: string | null = null;
-
-    let start = 0;
-    while (start < end) {
-      let nl = chunk.indexOf(NL, start);
-      if (nl < 0 || nl >= end) nl = end - 1;
-      const line = chunk.subarray(start, nl);
-      start = nl + 1;
-      const parsed = parseLine(line);
-      const { bytes, rec } = captureLine(line, parsed, mode);
-      parts.push(bytes, NEWLINE);
-      if (rec) this.noteRecord(rec);
-      if (rec) {
-        const sid = str(rec.sessionId);
-        if (sid && !recordSessionId) recordSessionId = sid;
-        const c = str(rec.cwd);
-        if (c && !cwd) cwd = c;
-        const b = str(rec.gitBranch);
-        if (b) branch = b;
-        const snake = str(rec.session_id);
-        // the file's own id in snake_case is no continuation: keep looking past it
-        if (snake && !foreign && snake !== (sessionId ?? recordSessionId)) foreign = snake;
-        if (isTurn(rec)) {
-          const ts = str(rec.timestamp);
-          if (!firstTurnAt) firstTurnAt = ts;
-          if (ts && (!lastTurnAt || ts > lastTurnAt)) lastTurnAt = ts;
-          if (turnSeq === 0 && derived.length === 0) firstParentUuid = str(rec.parentUuid);
-          derived.push(deriveTurn({
-            rec,
-            streamOffset,
-            byteLen: bytes.length,
-            turnSeq: turnSeq++,
-            sidecar: key.isSidecar,
-          }));
-        }
-      }
-      streamOffset += bytes.length + 1;
-    }
-    if (!sessionId) sessionId = recordSessionId;
-    if (foreign === sessionId) foreign = null;
-
+  /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
+  async finish(p: Prepared, d: ChunkOutput): Promise<FileOutcome> {
+    const { cfg } = this.input;
+    const { found, key, state, offset } = p;
+    const mode = p.input.mode;
     let project = state?.project ?? null;
     let preWorktree: string | null = null;
-    if (!project && cwd) {
-      const info = await this.resolver.resolve(cwd);
+    if (!project && d.cwd) {
+      const info = await this.resolver.resolve(d.cwd);
       project = info.project;
       preWorktree = info.preWorktree;
     }
@@ -201,7 +167,7 @@ class Pass {
     let agentMeta: Uint8Array | null = null;
     let parentKey = key.parentKey;
     if (key.isSidecar) {
-      if (!parentKey && recordSessionId) parentKey = `${recordSessionId}.jsonl`;
+      if (!parentKey && d.recordSessionId) parentKey = `${d.recordSessionId}.jsonl`;
       try {
         agentMeta = Deno.readFileSync(
           join(dirname(found.path), basename(found.path, ".jsonl") + ".meta.json"),
@@ -211,62 +177,73 @@ class Pass {
       }
     }
 
-    const stream = concat(parts);
     await initCodec(); // loaded only once a file has bytes to write: a no-op pass never pays for it
     const r = appendSession(this.db, {
       sessionKey: key.sessionKey,
-      stream,
-      offset: offset + end,
+      stream: d.stream,
+      offset: offset + p.input.end,
       meta: {
-        sessionId,
+        sessionId: d.sessionId,
         transcriptPath: found.path,
-        firstTurnAt,
-        lastTurnAt,
-        cwd,
+        firstTurnAt: d.firstTurnAt,
+        lastTurnAt: d.lastTurnAt,
+        cwd: d.cwd,
         project,
         projectPreWorktree: preWorktree,
-        branch,
+        branch: d.branch,
         parentSessionKey: parentKey,
         agentMeta,
-        continuesFrom: foreign,
-        firstParentUuid,
+        continuesFrom: d.continuesFrom,
+        firstParentUuid: d.firstParentUuid,
         captureMode: mode,
       },
-      derived,
+      derived: d.derived,
     });
     // keep the in-memory view current for files that share a key later in this pass
     this.states.set(key.sessionKey, {
       sessionNo: r.sessionNo,
       sessionKey: key.sessionKey,
-      sessionId,
+      sessionId: d.sessionId,
       project,
-      cwd,
-      uncompressedLen: streamOffset,
-      turnCount: turnSeq,
-      offset: offset + end,
-      streamLen: streamOffset,
+      cwd: d.cwd,
+      uncompressedLen: d.streamOffset,
+      turnCount: d.turnSeq,
+      offset: offset + p.input.end,
+      streamLen: d.streamOffset,
       diverged: false,
       evicted: false,
-      firstTurnAt: state?.firstTurnAt ?? firstTurnAt,
+      firstTurnAt: state?.firstTurnAt ?? d.firstTurnAt,
       captureMode: state && state.captureMode !== mode ? "mixed" : mode,
     });
-    return { committed: true, bytesRead: end, turnsAdded: r.turnsAdded };
+    return { committed: true, bytesRead: p.input.end, turnsAdded: r.turnsAdded };
   }
 
-  /** Hook for records other steps care about (none yet in the archive pass itself). */
-  noteRecord(_rec: Rec): void {}
+  keyOf(found: Found): KeyInfo {
+    return keyFor(found.path, this.input.only !== undefined || found.link === true);
+  }
+
+  /** Archives the files in order, one transaction each, reporting each file's outcome. */
+  async archiveAll(
+    files: Found[],
+    done: (f: Found, r: FileOutcome | Error) => void,
+  ): Promise<void> {
+    for (const f of files) {
+      try {
+        const p = this.prepare(f, this.keyOf(f));
+        done(f, "input" in p ? await this.finish(p, deriveChunk(p.input)) : p);
+      } catch (e) {
+        done(f, e as Error);
+      }
+    }
+  }
 }
 
-const NEWLINE = new Uint8Array([NL]);
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+interface Prepared {
+  found: Found;
+  key: KeyInfo;
+  state: SessionState | null;
+  offset: number;
+  input: ChunkInput;
 }
 
 /** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
@@ -334,27 +311,26 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
   }
 
-  for (const f of files) {
-    run.filesSeen++;
-    try {
-      const r = await pass.archiveFile(f);
-      if (r.excluded) {
-        excludedCount++;
-        if (input.only) excludedOnly = true;
-      }
-      if (r.committed) run.filesCommitted++;
-      run.bytesRead += r.bytesRead;
-      run.turnsAdded += r.turnsAdded;
-    } catch (e) {
+  run.filesSeen = files.length;
+  await pass.archiveAll(files, (f, r) => {
+    if (r instanceof Error) {
       run.filesFailed++;
-      const msg = e instanceof Deno.errors.NotFound
+      const msg = r instanceof Deno.errors.NotFound
         ? `${f.path}: the transcript vanished before it could be read`
-        : `${f.path}: ${(e as Error).message}`;
+        : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);
       if (input.only) onlyFailed = true;
+      return;
     }
-  }
+    if (r.excluded) {
+      excludedCount++;
+      if (input.only) excludedOnly = true;
+    }
+    if (r.committed) run.filesCommitted++;
+    run.bytesRead += r.bytesRead;
+    run.turnsAdded += r.turnsAdded;
+  });
   if (excludedCount > 0 && !input.only) {
     pass.notes.push(
       `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,
