@@ -1,6 +1,7 @@
 /** terminus replay: re-score closed sessions' logged prompts under other thresholds. Read-only. */
 import type { Command, Parsed } from "./types.ts";
-import { outcome, row } from "../core/output.ts";
+import { type Outcome, outcome, row } from "../core/output.ts";
+import type { Context } from "../core/context.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { THRESHOLDS, type Thresholds } from "../core/inject/thresholds.ts";
@@ -39,25 +40,29 @@ export const command: Command = {
     } catch { /* misuse never reaches the empty document */ }
     return { thresholds: t, decisions: 0, labels: [], changed: [] };
   },
-  async run(ctx, a) {
-    const t = thresholds(a);
-    const r = resolveAll(ctx);
-    const o = openRead(r.store);
-    if (!o) {
-      return outcome("replay", { thresholds: t, decisions: 0, labels: [], changed: [] }, {
-        reason: `no store yet at ${r.store}`,
-      });
-    }
-    try {
-      const rep = replay(o.db, r.cfg, t);
-      const human = [
-        row("decisions", rep.decisions, 17),
-        ...rep.labels.map((l) => row(l.label, `${l.old} -> ${l.new}`, 17)),
-        row("changed", `${rep.changed.length} decision(s)`, 17),
-      ].join("\n") + "\n";
-      return outcome("replay", { thresholds: t, ...rep }, { human: [human], warnings: o.warnings });
-    } finally {
-      o.db.close();
-    }
+  run(ctx, a) {
+    return Promise.resolve(replayOutcome(ctx, a));
   },
 };
+
+function replayOutcome(ctx: Context, a: Parsed): Outcome {
+  const t = thresholds(a);
+  const r = resolveAll(ctx);
+  const o = openRead(r.store);
+  if (!o) {
+    return outcome("replay", { thresholds: t, decisions: 0, labels: [], changed: [] }, {
+      reason: `no store yet at ${r.store}`,
+    });
+  }
+  try {
+    const rep = replay(o.db, r.cfg, t);
+    const human = [
+      row("decisions", rep.decisions, 17),
+      ...rep.labels.map((l) => row(l.label, `${l.old} -> ${l.new}`, 17)),
+      row("changed", `${rep.changed.length} decision(s)`, 17),
+    ].join("\n") + "\n";
+    return outcome("replay", { thresholds: t, ...rep }, { human: [human], warnings: o.warnings });
+  } finally {
+    o.db.close();
+  }
+}
