@@ -10,6 +10,7 @@ import {
   archivedStreams,
   assertSameBytes,
   cliOk,
+  corpusRoots,
   parseEnvelope,
   query,
   sandbox,
@@ -79,17 +80,7 @@ Deno.test({
   name: "corpus: every genuine transcript is archived byte for byte and verifies clean",
   ignore: !CORPUS,
   async fn() {
-    const roots = [...Deno.readDirSync(CORPUS!)]
-      .filter((e) => e.isDirectory)
-      .map((e) => join(CORPUS!, e.name))
-      .filter((d) => {
-        try {
-          return Deno.statSync(join(d, "projects")).isDirectory;
-        } catch {
-          return false;
-        }
-      })
-      .sort();
+    const roots = corpusRoots(CORPUS!);
     assert.ok(roots.length > 0, `${CORPUS} holds no root with a projects folder`);
     const all = roots.flatMap(transcripts);
     assert.ok(all.length > 0, "the corpus holds transcripts");

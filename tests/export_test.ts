@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   cliOk,
+  corpusRoots,
   exists,
   parseEnvelope,
   runCli,
@@ -99,17 +100,7 @@ Deno.test({
   name: "export round trip: every genuine transcript comes back byte for byte (sha256 equal)",
   ignore: !CORPUS,
   async fn() {
-    const roots = [...Deno.readDirSync(CORPUS!)]
-      .filter((e) => e.isDirectory)
-      .map((e) => join(CORPUS!, e.name))
-      .filter((d) => {
-        try {
-          return Deno.statSync(join(d, "projects")).isDirectory;
-        } catch {
-          return false;
-        }
-      })
-      .sort();
+    const roots = corpusRoots(CORPUS!);
     const all = roots.flatMap(transcripts);
     assert.ok(all.length > 0, "the corpus holds transcripts");
     await using sb = await sandbox();

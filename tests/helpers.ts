@@ -530,3 +530,18 @@ export async function writeConfig(sb: Sandbox, toml: string): Promise<string> {
   await Deno.writeTextFile(path, toml);
   return path;
 }
+
+/** The transcript roots of a corpus folder: each subfolder holding a `projects/` folder. */
+export function corpusRoots(corpus: string): string[] {
+  return [...Deno.readDirSync(corpus)]
+    .filter((e) => e.isDirectory)
+    .map((e) => join(corpus, e.name))
+    .filter((d) => {
+      try {
+        return Deno.statSync(join(d, "projects")).isDirectory;
+      } catch {
+        return false;
+      }
+    })
+    .sort();
+}
