@@ -6,6 +6,7 @@
 import type { Section } from "../lib/context.ts";
 import { section as floor } from "./floor.ts";
 import { section as backfill } from "./backfill.ts";
+import { section as archive } from "./archive.ts";
 import { section as compression } from "./compression.ts";
 import { section as storage } from "./storage.ts";
 import { section as noop } from "./noop.ts";
@@ -17,6 +18,7 @@ import { section as hooks } from "./hooks.ts";
 export const SECTIONS: Section[] = [
   floor,
   backfill,
+  archive,
   compression,
   storage,
   noop,
