@@ -21,6 +21,10 @@ export const BUSY_TIMEOUT_READ_MS = 200;
 export const WRITER_CACHE_KIB = 32 * 1024;
 export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
 
+/** A reader that finds the store locked (a new store switching to WAL) retries this often. */
+export const READ_BUSY_RETRIES = 20;
+export const READ_BUSY_PAUSE_MS = 25;
+
 /** `git rev-parse --show-toplevel` gets this long before the cwd is used instead. */
 export const GIT_TIMEOUT_MS = 1_000;
 

@@ -12,6 +12,8 @@ import {
   DERIVED_SCHEMA,
   DIR_MODE,
   FILE_MODE,
+  READ_BUSY_PAUSE_MS,
+  READ_BUSY_RETRIES,
   WAL_AUTOCHECKPOINT_PAGES,
   WRITER_CACHE_KIB,
 } from "../constants.ts";
@@ -171,18 +173,42 @@ function pragmas(db: Db, busyMs: number): void {
 
 /** Reads the two format numbers; null if the file has no meta table (not our store). */
 export function readFormat(db: Db): StoreFormat | null {
+  let rows: { key: string; value: string }[];
   try {
-    const rows = db.prepare("SELECT key, value FROM meta").all() as {
-      key: string;
-      value: string;
-    }[];
+    rows = db.prepare("SELECT key, value FROM meta").all() as { key: string; value: string }[];
+  } catch (e) {
+    if (/no such table/i.test((e as Error).message)) return null;
+    throw e; // busy, or not a database: the caller tells those apart from "not ours"
+  }
+  {
     const m = new Map(rows.map((r) => [r.key, r.value]));
     const a = Number(m.get("archive_format"));
     const d = Number(m.get("derived_schema"));
     if (!Number.isFinite(a)) return null;
     return { archiveFormat: a, derivedSchema: Number.isFinite(d) ? d : 0 };
-  } catch {
-    return null;
+  }
+}
+
+/** A short synchronous pause (the read paths are synchronous). */
+function pause(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+const BUSY = /locked|busy/i;
+
+/**
+ * The store's format as a reader sees it. A first pass switching a new file to WAL holds it
+ * exclusively for a moment, and a reader then gets "database is locked" even past its busy
+ * timeout: that is waited out, never taken for a foreign file.
+ */
+function readFormatPatiently(db: Db): StoreFormat | null {
+  for (let attempt = 0;; attempt++) {
+    try {
+      return readFormat(db);
+    } catch (e) {
+      if (!BUSY.test((e as Error).message) || attempt >= READ_BUSY_RETRIES) throw e;
+      pause(READ_BUSY_PAUSE_MS);
+    }
   }
 }
 
@@ -217,7 +243,13 @@ export function openRead(path: string): OpenRead | null {
   } catch (e) {
     throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
   }
-  const format = readFormat(db);
+  let format: StoreFormat | null;
+  try {
+    format = readFormatPatiently(db);
+  } catch (e) {
+    db.close();
+    throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
+  }
   if (!format) {
     // a file SQLite cannot read at all says so, rather than passing for someone else's store
     let detail = "is not a Terminus store (no archive format recorded)";

@@ -71,7 +71,13 @@ export function probeStore(path: string): Probe {
   } catch (e) {
     return { kind: "unreadable", message: `${path} cannot be opened: ${(e as Error).message}` };
   }
-  const format = readFormat(db);
+  let format;
+  try {
+    format = readFormat(db);
+  } catch (e) {
+    db.close();
+    return { kind: "unreadable", message: `${path} cannot be opened: ${(e as Error).message}` };
+  }
   if (!format) {
     let tables = 1;
     let detail = "is not a Terminus store (no archive format recorded)";
