@@ -144,6 +144,7 @@ export interface SourcePlan {
   sources: Map<string, string>;
   /** The runtime the launcher names, by full path. */
   deno: string;
+  registry: Registry;
 }
 
 function walkFiles(root: string, rel: string, out: string[]): void {
@@ -197,14 +198,52 @@ export function npmPackages(lockText: string, lockPath: string): NpmPackage[] {
 }
 
 /**
- * The registry the copy's packages are filed under. The launcher pins it, so an
- * NPM_CONFIG_REGISTRY or .npmrc naming a mirror cannot send the runtime to look elsewhere.
+ * The registry the copy's packages are filed under: the runtime's cache keeps each registry's
+ * packages in a folder named after it. The launcher pins that registry, so an
+ * NPM_CONFIG_REGISTRY or .npmrc naming another one cannot send the runtime to look elsewhere.
  */
-export const NPM_REGISTRY = "https://registry.npmjs.org/";
-const REGISTRY_FOLDER = "registry.npmjs.org";
+export interface Registry {
+  url: string;
+  folder: string;
+}
 
-function npmDir(dir: string, p: NpmPackage, folder = REGISTRY_FOLDER): string {
+function npmDir(dir: string, p: NpmPackage, folder: string): string {
   return join(dir, "npm", folder, p.name, p.version);
+}
+
+/** The registry URL a cache folder stands for (`host_port/path` -> `https://host:port/path/`). */
+export function registryUrl(folder: string): string {
+  const [first, ...rest] = folder.split("/");
+  const host = first.replace(/_(\d+)$/, ":$1");
+  return `https://${[host, ...rest].join("/")}/`;
+}
+
+/** The registry the module cache holds the program's packages under. */
+function cachedRegistry(
+  from: string,
+  packages: NpmPackage[],
+  mirror: string | undefined,
+): Registry {
+  if (mirror) {
+    const folder = registryFolder(mirror);
+    if (folder) return { url: mirror.endsWith("/") ? mirror : mirror + "/", folder };
+  }
+  let folders: string[] = [];
+  try {
+    folders = [...Deno.readDirSync(join(from, "npm"))].filter((e) => e.isDirectory).map((e) =>
+      e.name
+    )
+      .sort();
+  } catch { /* no npm cache at all: reported as missing packages below */ }
+  const holds = (f: string) => {
+    try {
+      return packages.length > 0 && Deno.statSync(npmDir(from, packages[0], f)).isDirectory;
+    } catch {
+      return false;
+    }
+  };
+  const folder = folders.find(holds) ?? folders[0] ?? "";
+  return { url: folder ? registryUrl(folder) : "", folder };
 }
 
 /** The cache folder Deno files a registry's packages under: host, `_port`, then the path. */
@@ -250,21 +289,16 @@ export async function planSource(root: string, env: Env): Promise<SourcePlan> {
   const lockPath = join(root, "deno.lock");
   const packages = npmPackages(Deno.readTextFileSync(lockPath), lockPath);
   const from = denoDir(env);
-  const mirror = env("NPM_CONFIG_REGISTRY");
-  const folders = [...new Set([mirror ? registryFolder(mirror) : null, REGISTRY_FOLDER])].filter(
-    (f): f is string => f !== null,
-  );
+  const registry = cachedRegistry(from, packages, env("NPM_CONFIG_REGISTRY"));
   const sources = new Map<string, string>();
   const missing = packages.filter((p) => {
-    for (const f of folders) {
-      const d = npmDir(from, p, f);
-      try {
-        if (Deno.statSync(d).isDirectory) {
-          sources.set(`${p.name}@${p.version}`, d);
-          return false;
-        }
-      } catch { /* next folder */ }
-    }
+    const d = npmDir(from, p, registry.folder);
+    try {
+      if (registry.folder && Deno.statSync(d).isDirectory) {
+        sources.set(`${p.name}@${p.version}`, d);
+        return false;
+      }
+    } catch { /* missing */ }
     return true;
   });
   if (missing.length) {
@@ -276,7 +310,7 @@ export async function planSource(root: string, env: Env): Promise<SourcePlan> {
       }); run deno task install once with network access, or set DENO_DIR to the cache that holds them`,
     );
   }
-  return { root, files, hash, packages, sources, deno: Deno.execPath() };
+  return { root, files, hash, packages, sources, deno: Deno.execPath(), registry };
 }
 
 export interface SourceLayout {
@@ -310,7 +344,7 @@ export function installedArgv(deno: string, sourceDir: string): string[] {
   ];
 }
 
-export function launcherText(deno: string, layout: SourceLayout): string {
+export function launcherText(deno: string, layout: SourceLayout, registry: string): string {
   const argv = installedArgv(deno, layout.sourceDir).map((a) => shellWord(a)).join(" ");
   return [
     "#!/bin/sh",
@@ -318,7 +352,7 @@ export function launcherText(deno: string, layout: SourceLayout): string {
     `# It runs the copy in ${basename(layout.sourceDir)} offline, from the module cache beside it.`,
     `DENO_DIR=${shellWord(layout.denoDir)}`,
     "DENO_NO_UPDATE_CHECK=1",
-    `NPM_CONFIG_REGISTRY=${NPM_REGISTRY}`,
+    `NPM_CONFIG_REGISTRY=${shellWord(registry)}`,
     "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY",
     `exec ${argv} "$@"`,
     "",
@@ -476,12 +510,12 @@ export function placeSource(loc: Locations, plan: SourcePlan): Placed {
     }
   });
   for (const p of plan.packages) {
-    const dest = npmDir(layout.denoDir, p);
+    const dest = npmDir(layout.denoDir, p, plan.registry.folder);
     Deno.mkdirSync(dirname(dest), { recursive: true });
     const from = plan.sources.get(`${p.name}@${p.version}`)!;
     if (placeTree(dest, (tmp) => copyTree(from, tmp))) wrote = true;
   }
-  const text = launcherText(plan.deno, layout);
+  const text = launcherText(plan.deno, layout, plan.registry.url);
   if (!sameText(layout.launcher, text)) {
     placeExecutable(layout.launcher, (tmp) => Deno.writeTextFileSync(tmp, text, { mode: 0o755 }));
     wrote = true;
@@ -491,7 +525,11 @@ export function placeSource(loc: Locations, plan: SourcePlan): Placed {
     wroteVersion: wrote,
     source: layout,
     argv: installedArgv(plan.deno, layout.sourceDir),
-    env: { DENO_DIR: layout.denoDir, DENO_NO_UPDATE_CHECK: "1", NPM_CONFIG_REGISTRY: NPM_REGISTRY },
+    env: {
+      DENO_DIR: layout.denoDir,
+      DENO_NO_UPDATE_CHECK: "1",
+      NPM_CONFIG_REGISTRY: plan.registry.url,
+    },
   };
 }
 
