@@ -18,7 +18,7 @@ import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./fra
 import { eligible, type Thresholds } from "./thresholds.ts";
 
 /** The query for a set of spellings: each spelling's tokens ANDed, spellings ORed. */
-export function spellingQuery(spellings: string[], project: string | null = null): Query {
+export function spellingQuery(spellings: string[]): Query {
   const groups: string[][] = [];
   const parts: string[] = [];
   let n = 0;
@@ -28,11 +28,13 @@ export function spellingQuery(spellings: string[], project: string | null = null
     if (!t.length || n + t.length > MAX_QUERY_TOKENS) continue;
     n += t.length;
     groups.push(t); // structured matching compares the whole spelling
-    // The words of the project's own path are in nearly every turn of it: searching for them
-    // only slows the query (the scope already restricts it), so a path below the project is
-    // searched by its part below the project.
-    const below = project && s.startsWith(project + "/") ? fold(s.slice(project.length + 1)) : [];
-    const words = below.length ? below : t;
+    // A path is searched by its last two parts (file and folder): the words above them, the
+    // project's own path among them, are in nearly every turn and only slow FTS5 down, and a
+    // turn is handed over only on a structured match of the whole spelling anyway.
+    const tail = s.includes("/")
+      ? fold(s.split("/").filter((x) => x !== "").slice(-2).join("/"))
+      : [];
+    const words = tail.length ? tail : t;
     parts.push("(" + words.map((x) => `"${x.replace(/"/g, '""')}"`).join(" AND ") + ")");
   }
   const folded = [...new Set(groups.flat())];
@@ -132,7 +134,7 @@ export interface Recall {
 }
 
 export function recall(r: RecallInput): Recall {
-  const q = spellingQuery(r.spellings, r.vis.project);
+  const q = spellingQuery(r.spellings);
   const mine = r.sessionId ? sessionNosForId(r.db, r.sessionId) : [];
   const bounds = boundaries(r.db, mine);
   let compacted = false;
