@@ -16,7 +16,7 @@ import { recall } from "../core/inject/prompt.ts";
 import { spellings } from "../core/inject/spellings.ts";
 import { THRESHOLDS } from "../core/inject/thresholds.ts";
 import { type DecisionDoc, queueDecision } from "../core/inject/queue.ts";
-import { readState, safeSessionId, writeState } from "../core/inject/state.ts";
+import { readState, safeSessionId, type SessionState, writeState } from "../core/inject/state.ts";
 import { boundaries, sessionNosForId } from "../core/store/inject_sql.ts";
 
 export const HOOK_EVENTS = [
@@ -183,9 +183,12 @@ class Handler {
           return this.sessionStart();
         case "UserPromptSubmit":
           return this.prompt();
-        case "PostCompact":
-          this.oweCompaction();
+        case "PostCompact": {
+          if (!this.sessionId) return null;
+          const st = readState(this.dataDir, this.sessionId);
+          if (this.oweCompaction(st)) writeState(this.dataDir, this.sessionId, st);
           return null;
+        }
         default:
           return null; // SessionEnd hands over nothing
       }
@@ -194,43 +197,51 @@ class Handler {
     }
   }
 
-  oweCompaction(): void {
-    if (!this.sessionId) return;
-    const st = readState(this.dataDir, this.sessionId);
-    if (st.compaction_owed) return;
+  /** Marks the next prompt as owed the post-compaction look; true when the state changed. */
+  oweCompaction(st: SessionState): boolean {
+    if (!this.sessionId || st.compaction_owed) return false;
     const db = this.db();
     const known = db ? boundaries(db, sessionNosForId(db, this.sessionId)).length : 0;
     st.compaction_owed = { known_boundaries: known };
-    writeState(this.dataDir, this.sessionId, st);
+    return true;
   }
 
   sessionStart(): string | null {
-    if (str(this.payload.source) === "compact") this.oweCompaction();
-    if (!this.cwd || isExcluded(this.cfg, this.cwd)) return null;
-    const db = this.db();
-    if (!db) return null;
-    const scope = resolveScope(db, this.cfg, this.cwd, undefined);
-    if (this.sessionId) {
-      const st = readState(this.dataDir, this.sessionId);
-      if (st.start_project === null) {
-        st.start_project = scope.ok ? scope.vis.project : this.cwd;
-        writeState(this.dataDir, this.sessionId, st);
+    // One read and at most one write of the session's state, whatever the outcome.
+    const st = this.sessionId ? readState(this.dataDir, this.sessionId) : null;
+    let changed = false;
+    try {
+      if (st && str(this.payload.source) === "compact") changed = this.oweCompaction(st);
+      // Where the session started is kept even when nothing is handed over: a session that
+      // starts in an excluded project stays unlogged after a cd.
+      if (st && st.start_project === null && this.cwd) {
+        st.start_project = this.cwd;
+        changed = true;
       }
+      if (!this.cwd || isExcluded(this.cfg, this.cwd)) return null;
+      const db = this.db();
+      if (!db) return null;
+      const scope = resolveScope(db, this.cfg, this.cwd, undefined);
+      if (st && scope.ok && scope.vis.project && st.start_project === this.cwd) {
+        st.start_project = scope.vis.project;
+        changed = true;
+      }
+      if (!scope.ok || scope.vis.project === null) return null;
+      const brief = buildBrief(
+        db,
+        { ...scope.vis, project: scope.vis.project },
+        this.cfg.injection.briefChars,
+        egress(this.cfg.privacy.redactRecall),
+      );
+      if (!brief) return null;
+      if (st && brief.quoted.length) {
+        st.brief_quoted = [...new Set([...st.brief_quoted, ...brief.quoted])];
+        changed = true;
+      }
+      return brief.text;
+    } finally {
+      if (st && changed) writeState(this.dataDir, this.sessionId!, st);
     }
-    if (!scope.ok || scope.vis.project === null) return null;
-    const brief = buildBrief(
-      db,
-      { ...scope.vis, project: scope.vis.project },
-      this.cfg.injection.briefChars,
-      egress(this.cfg.privacy.redactRecall),
-    );
-    if (!brief) return null;
-    if (this.sessionId && brief.quoted.length) {
-      const st = readState(this.dataDir, this.sessionId);
-      st.brief_quoted = [...new Set([...st.brief_quoted, ...brief.quoted])];
-      writeState(this.dataDir, this.sessionId, st);
-    }
-    return brief.text;
   }
 
   prompt(): string | null {

@@ -668,6 +668,35 @@ Deno.test("hook: the next ingest drains the queue into decisions; an excluded pr
   assert.match(all, /1 queued prompt\(s\) of excluded projects removed/, all);
 });
 
+Deno.test("hook: a session that started in an excluded project is never logged, even after a cd", async () => {
+  await using sb = await hookSandbox();
+  await alphaWorld(sb);
+  await writeConfig(sb, `exclude = ["${SECRET}"]\n`);
+  const lock = await holdLock(sb); // keep the hooks' own passes from draining the queue
+  try {
+    // it starts in the excluded project (nothing archived there yet) ...
+    const start = await hook(sb, ["SessionStart"], { stdin: startPayload(sid(0x310), SECRET) });
+    assert.equal(start.code, 0, start.err);
+    assert.equal(start.out, "");
+    // ... then prompts from a project that is not excluded
+    const r = await hook(sb, ["UserPromptSubmit"], {
+      stdin: promptPayload(sid(0x310), ALPHA, "what is in src/worker/S.ts?"),
+    });
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, "", "a session that started in an excluded project was handed text");
+    assert.equal(queued(sb).length, 0, "its prompt was logged");
+    // another session, started in ALPHA, is logged as usual
+    await hook(sb, ["SessionStart"], { stdin: startPayload(sid(0x311), ALPHA) });
+    await hook(sb, ["UserPromptSubmit"], {
+      stdin: promptPayload(sid(0x311), ALPHA, "what is in src/worker/S.ts?"),
+    });
+    assert.equal(queued(sb).length, 1);
+    await settleDetached(sb);
+  } finally {
+    lock.release();
+  }
+});
+
 Deno.test("hook: starts a detached ingest, so a fresh data directory gets its store", async () => {
   await using sb = await hookSandbox();
   const s = new Session(sid(0x400), ALPHA, daysAgo(1));
