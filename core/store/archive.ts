@@ -4,7 +4,7 @@
  */
 import type { Db } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
-import { splitTurnId, turnId } from "./ids.ts";
+import { turnId } from "./ids.ts";
 import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
 
 export interface SessionState {
@@ -23,7 +23,7 @@ export interface SessionState {
   captureMode: string;
 }
 
-export { splitTurnId, turnId };
+export { turnId };
 
 const STATE_SQL = `
 SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,

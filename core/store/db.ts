@@ -377,16 +377,6 @@ export function openWrite(path: string): OpenWrite {
   return { db, derivedStale, created };
 }
 
-/** Drops and recreates the derived tables (reindex). Caller holds the ingest lock and a transaction. */
-export function resetDerived(db: Db): void {
-  for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
-  db.exec(DERIVED_DDL);
-}
-
-export function tableExists(db: Db, name: string): boolean {
-  return !!db.prepare("SELECT 1 FROM sqlite_master WHERE name = ?").get(name);
-}
-
 export function rebuildPending(db: Db): boolean {
   return !!db.prepare("SELECT 1 FROM meta WHERE key = 'derived_rebuild_pending'").get();
 }

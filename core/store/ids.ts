@@ -4,7 +4,3 @@ import { TURN_SEQ_SPAN } from "../constants.ts";
 export function turnId(sessionNo: number, turnSeq: number): number {
   return sessionNo * TURN_SEQ_SPAN + turnSeq;
 }
-
-export function splitTurnId(id: number): { sessionNo: number; turnSeq: number } {
-  return { sessionNo: Math.floor(id / TURN_SEQ_SPAN), turnSeq: id % TURN_SEQ_SPAN };
-}
