@@ -46,6 +46,8 @@ export const EXCERPT_CHARS = 240;
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
+/** Prompt recall: the newest candidates kept per thing a prompt names (twice the compacted window). */
+export const RECALL_POOL_PER_NAME = 100;
 export const ENTITIES_PER_TURN = 48;
 export const ENTITY_DEPTH_LIMIT = 8;
 export const ERROR_ENTITY_MAX_BYTES = 512;

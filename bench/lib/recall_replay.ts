@@ -27,7 +27,10 @@ export interface RecallReplay {
   hits: number;
   falsePositives: number;
   misses: number;
+  /** The lookup's time for every prompt above, the never-archived ones and the named set. */
   lookupMs: number[];
+  /** The named set alone: prompts naming the store's most common paths and identifiers. */
+  namedMs: number[];
   examples: Fired[];
   never: { prompts: number; fired: number; firedPrompts: string[] };
 }
@@ -118,6 +121,43 @@ export function neverArchivedPrompts(
   }
 }
 
+/**
+ * The lookup's worst cases: prompts naming the most common archived paths and identifiers of
+ * the busiest project, one at a time and eight at once (the most one prompt looks up).
+ */
+export function namedPrompts(path: string): { prompt: string; cwd: string; project: string }[] {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const proj = db.prepare(
+      `SELECT project, cwd FROM session_meta WHERE project IS NOT NULL
+       GROUP BY project ORDER BY sum(turn_count) DESC LIMIT 1`,
+    ).get() as { project: string; cwd: string | null } | undefined;
+    if (!proj) return [];
+    const common = (kind: string) =>
+      (db.prepare(
+        `SELECT e.value AS value FROM entities e JOIN turns t ON t.id = e.turn_id
+           JOIN session_meta m ON m.session_no = t.session_no
+         WHERE e.kind = ? AND m.project = ? AND t.is_tool_result = 0
+         GROUP BY e.value ORDER BY count(*) DESC LIMIT 100`,
+      ).all(kind, proj.project) as { value: string }[]).map((r) => r.value)
+        .filter((v) => !/\s/.test(v));
+    const names = [...common("path"), ...common("symbol")];
+    const out: { prompt: string; cwd: string; project: string }[] = [];
+    const cwd = proj.cwd ?? proj.project;
+    for (const n of names) out.push({ prompt: `look at ${n}`, cwd, project: proj.project });
+    for (let i = 0; i + 8 <= names.length; i += 8) {
+      out.push({
+        prompt: `compare ${names.slice(i, i + 8).join(" ")}`,
+        cwd,
+        project: proj.project,
+      });
+    }
+    return out;
+  } finally {
+    db.close();
+  }
+}
+
 export function replayRecall(storePath: string, keepExamples = 12): RecallReplay {
   const rows = typedPrompts(storePath);
   const opened = openRead(storePath);
@@ -132,6 +172,7 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
     falsePositives: 0,
     misses: 0,
     lookupMs: [],
+    namedMs: [],
     examples: [],
     never: { prompts: 0, fired: 0, firedPrompts: [] },
   };
@@ -181,8 +222,26 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
       }
       if (res.examples.length < keepExamples) res.examples.push(fired);
     }
+    for (const n of namedPrompts(storePath)) {
+      const t0 = performance.now();
+      recall({
+        db,
+        vis: { project: n.project, exclude: [] },
+        sessionId: "00000000-0000-4000-8000-000000000000",
+        spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
+        thresholds: THRESHOLDS,
+        suppress: new Map(),
+        owedKnown: null,
+        promptChars: PROMPT_CHARS_DEFAULT,
+        filter: (s) => s,
+      });
+      const ms = performance.now() - t0;
+      res.namedMs.push(ms);
+      res.lookupMs.push(ms);
+    }
     for (const n of neverArchivedPrompts(storePath)) {
       res.never.prompts++;
+      const t0 = performance.now();
       const r = recall({
         db,
         vis: { project: n.project, exclude: [] },
@@ -194,6 +253,7 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
         promptChars: PROMPT_CHARS_DEFAULT,
         filter: (s) => s,
       });
+      res.lookupMs.push(performance.now() - t0);
       if (r.injected.length) {
         res.never.fired++;
         res.never.firedPrompts.push(n.prompt);

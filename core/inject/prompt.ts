@@ -153,7 +153,6 @@ export function recall(r: RecallInput): Recall {
   const hits = q.match
     ? structuralRank(r.db, {
       spellings: r.spellings,
-      match: q.match,
       vis: r.vis,
       maxId: r.maxId,
       beforeTs: r.beforeTs,

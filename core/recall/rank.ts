@@ -4,15 +4,14 @@
  * total order; excerpts are cut later, for the hits that survive the limit.
  *
  * `structuralRank` is prompt recall's lookup: candidates come from exact entity keys (see
- * structural.ts), each keeps only the entities that really are what the prompt named, and BM25
- * of the spellings' words ranks among them. No FTS scan decides what may be handed over.
+ * structural.ts), each keeps only the entities that really are what the prompt named, and those
+ * matches rank them. No word overlap decides what may be handed over.
  */
 import type { Db } from "../store/db.ts";
 import {
   type Candidate,
   entitiesOf,
   entityDf,
-  relevanceOf,
   searchCandidates,
   type SearchFilters,
   structuralCandidates,
@@ -20,7 +19,7 @@ import {
   type Visibility,
 } from "../store/query.ts";
 import { canonicalPath, isPathSpelling, matchTurn, pathKeys } from "./structural.ts";
-import { SEARCH_POOL } from "../constants.ts";
+import { RECALL_POOL_PER_NAME, SEARCH_POOL } from "../constants.ts";
 import { type Query, tokens } from "./query.ts";
 
 export interface Hit {
@@ -120,8 +119,6 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
 
 export interface StructuralArgs {
   spellings: string[];
-  /** The spellings' FTS5 expression, for BM25 among the candidates; null ranks by entities. */
-  match: string | null;
   vis: Visibility;
   maxId?: number;
   /** Only turns from before this time (the bench replays prompts against their past). */
@@ -131,7 +128,10 @@ export interface StructuralArgs {
 
 /**
  * Prompt recall's ranked hits: only quotable turns with at least one structural match, scored
- * by BM25 of the spellings plus the idf-weighted structural matches, in the spec's order.
+ * by their idf-weighted structural matches (rarer things named count more), then in the
+ * spec's order (main thread before subagents, newer first). BM25 is left out here: every
+ * candidate already carries what the prompt named, and scoring FTS5 over a few hundred given
+ * rowids cost up to 1.8 s on a real store, far past the hook's 50 ms.
  */
 export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
   const paths = new Set<string>();
@@ -149,12 +149,10 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
     { paths: [...paths], pathTails, identifiers },
     a.vis,
     { maxId: a.maxId, beforeTs: a.beforeTs },
-    SEARCH_POOL,
+    RECALL_POOL_PER_NAME,
   );
   if (!cands.length) return [];
-  const ids = cands.map((c) => c.id);
-  const ents = entitiesOf(db, ids);
-  const bm25 = a.match ? relevanceOf(db, a.match, ids) : new Map<number, number>();
+  const ents = entitiesOf(db, cands.map((c) => c.id));
   let n = -1;
   const dfCache = new Map<string, number>();
   const hits: Hit[] = [];
@@ -169,7 +167,6 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
       if (n < 0) n = totalTurns(db);
       score += EXACT_WEIGHT * Math.log(1 + n / Math.max(1, df));
     }
-    const relevance = bm25.get(c.id) ?? 0;
     hits.push({
       turn_id: c.id,
       session_key: c.sessionKey,
@@ -177,11 +174,11 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
       record_type: c.recordType,
       ts: c.ts,
       sidechain: c.sidechain,
-      relevance: relevance + score,
+      relevance: score,
       entity_score: score,
       matched_on: m.matched,
       excerpt: "",
-      candidate: { ...c, relevance },
+      candidate: c,
     });
   }
   hits.sort(compareHits);

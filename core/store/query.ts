@@ -441,15 +441,3 @@ export function uuidsIn(db: Db, sessionNos: number[], uuids: string[]): Set<stri
   ).all(...uuids, ...sessionNos) as { uuid: string }[];
   return new Set(rows.map((r) => r.uuid));
 }
-
-/** BM25 relevance (-bm25) of these turns for a MATCH expression; a turn it misses is absent. */
-export function relevanceOf(db: Db, match: string, ids: number[]): Map<number, number> {
-  const out = new Map<number, number>();
-  if (!ids.length) return out;
-  const rows = db.prepare(
-    `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
-     WHERE turns_fts MATCH ? AND rowid IN (${ids.map(() => "?").join(",")})`,
-  ).all(match, ...ids) as { id: number; r: number }[];
-  for (const row of rows) out.set(row.id, row.r);
-  return out;
-}
