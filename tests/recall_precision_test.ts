@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
   cliOk,
+  exists,
   fixtureText,
   query,
   REPO_DIR,
@@ -21,10 +22,13 @@ import {
   hookSandbox,
   ingestSettled,
   promptPayload,
+  settleDetached,
   startPayload,
   turnIdsIn,
 } from "./inject_helpers.ts";
 import { openRead } from "../core/store/db.ts";
+import { claimPassStart } from "../core/ingest/gate.ts";
+import { PASS_STAMP_FILE } from "../core/paths.ts";
 import { recall } from "../core/inject/prompt.ts";
 import { spellings } from "../core/inject/spellings.ts";
 import { THRESHOLDS } from "../core/inject/thresholds.ts";
@@ -239,4 +243,50 @@ Deno.test("an installed terminus answers for the directory it runs in, whatever 
   assert.equal(t.code, 0, new TextDecoder().decode(t.stderr));
   assert.ok(out.includes(idThere), out);
   assert.ok(!out.includes(idHere), out);
+});
+
+Deno.test("hook pass gate: a prompt's hook starts a pass only when none started in the last 3 s; session start and end always do", async () => {
+  await using sb = await sandbox();
+  const t = Date.parse("2026-05-01T10:00:00Z");
+  assert.equal(claimPassStart(sb.data, false, t), true); // nothing started yet
+  assert.equal(claimPassStart(sb.data, false, t + 1_000), false);
+  assert.equal(claimPassStart(sb.data, false, t + 2_999), false);
+  assert.equal(claimPassStart(sb.data, true, t + 2_999), true); // SessionStart / SessionEnd
+  assert.equal(claimPassStart(sb.data, false, t + 4_000), false); // counted from that start
+  assert.equal(claimPassStart(sb.data, false, t + 6_000), true);
+  // Another hook deciding this very moment (it holds the stamp's lock): not one more.
+  const f = await Deno.open(join(sb.data, PASS_STAMP_FILE), { read: true, write: true });
+  try {
+    assert.equal(f.tryLockSync(true), true);
+    assert.equal(claimPassStart(sb.data, false, t + 60_000), false);
+    assert.equal(claimPassStart(sb.data, true, t + 60_000), true);
+  } finally {
+    f.close();
+  }
+});
+
+Deno.test("hook: a prompt right after a pass was started starts none; SessionEnd starts one", async () => {
+  await using sb = await hookSandbox();
+  const line = JSON.stringify({
+    type: "user",
+    uuid: "cccccccc-0000-4000-8000-000000000001",
+    sessionId: OTHER,
+    cwd: P,
+    timestamp: "2026-05-01T10:00:00Z",
+    message: { role: "user", content: "hello" },
+  }) + "\n";
+  await writeTranscript(sb.claude, P, `${OTHER}.jsonl`, line);
+  assert.equal(claimPassStart(sb.data, false), true); // as if a hook had just started one
+  const r = await hookOnTime(sb, ["UserPromptSubmit"], {
+    stdin: promptPayload(OTHER, P, "hello there"),
+  });
+  assert.equal(r.code, 0, r.err);
+  await settleDetached(sb);
+  assert.equal(await exists(sb.store), false, "the prompt's hook started a pass");
+  const e = await hookOnTime(sb, ["SessionEnd"], {
+    stdin: JSON.stringify({ hook_event_name: "SessionEnd", session_id: OTHER, cwd: P }),
+  });
+  assert.equal(e.code, 0, e.err);
+  await settleDetached(sb);
+  assert.equal(query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM sessions")[0].n, 1);
 });
