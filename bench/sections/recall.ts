@@ -83,6 +83,22 @@ function figures(tag: string, label: string, r: RecallReplay): Metric[] {
   ];
 }
 
+/** The genuine shared corpus's sets, each a root holding projects/. */
+function sharedRoots(): string[] {
+  const base = "/work/shared/corpus";
+  const out: string[] = [];
+  try {
+    for (const e of Deno.readDirSync(base)) {
+      try {
+        if (e.isDirectory && Deno.statSync(join(base, e.name, "projects")).isDirectory) {
+          out.push(join(base, e.name));
+        }
+      } catch { /* not a set */ }
+    }
+  } catch { /* no shared corpus here */ }
+  return out.sort();
+}
+
 export const section: Section = {
   name: "recall",
   title: "Recall precision (typed prompts replayed in time order)",
@@ -99,6 +115,15 @@ export const section: Section = {
       metrics.push(...figures("real", "real", r));
       data.real = { ...r, lookupMs: undefined, namedMs: undefined };
     } else notes.push(`real corpus skipped: ${real.why}`);
+    const shared = sharedRoots();
+    if (shared.length) {
+      const s = scenario(ctx.outDir, "recall-shared", shared, true);
+      ctx.log("recall: archiving the genuine shared corpus (one copy)");
+      await ingest(ctx.repo, s);
+      const r = replayRecall(s.store, 20);
+      metrics.push(...figures("shared", "shared corpus", r));
+      data.shared = { ...r, lookupMs: undefined, namedMs: undefined };
+    }
     const synth = scenario(
       ctx.workDir,
       "recall-synthetic",
@@ -111,6 +136,7 @@ export const section: Section = {
     metrics.push(...figures("synthetic", "synthetic", r));
     data.synthetic = { ...r, lookupMs: undefined, namedMs: undefined };
     notes.push(
+      "The synthetic corpus holds 28 copies of the same genuine sessions under other ids, so a prompt there also finds the earlier copies of its own session: its precision flatters; the real and shared figures are the honest ones.",
       "A hit is the label rule of `terminus stats`: a later turn of the same session touches the path or identifier the handed-over turn matched on.",
       `Stores: ${join(ctx.outDir, "recall-real")} and ${join(ctx.workDir, "recall-synthetic")}.`,
     );
