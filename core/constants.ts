@@ -55,6 +55,9 @@ export const CONTEXT_MAX = 25;
 export const CONTEXT_DEFAULT = 5;
 export const GET_MAX_IDS = 25;
 
+/** The MCP server's largest message; one this size or larger is answered with a JSON-RPC error. */
+export const MCP_MESSAGE_MAX_BYTES = 10 * 1024 * 1024;
+
 /** Injection (compiled in; only `replay` varies them). */
 export const INJECTION_CHARS_CAP = 10_000;
 export const BRIEF_CHARS_DEFAULT = 6_000;

@@ -1,6 +1,8 @@
 /** Hostile surroundings (issue 16): C1 controls in archived text never reach the terminal raw. */
 import assert from "node:assert/strict";
 import { ingest, put, splitLines, Transcript, world } from "./read_helpers.ts";
+import { cliArgs, type Sandbox, sandbox } from "./helpers.ts";
+import { MCP_MESSAGE_MAX_BYTES } from "../core/constants.ts";
 
 /** U+0080–U+009F: a terminal may act on these (U+009B is a one-character CSI). */
 function rawC1(s: string): string[] {
@@ -61,4 +63,117 @@ Deno.test("C1 controls in cwd, gitBranch and text print as \\u00XX escapes", asy
     await check(["observations"]);
     await check(["usage"]);
   });
+});
+
+/** `terminus mcp` as Claude Code starts it, spoken to line by line over real pipes. */
+async function mcpChild(sb: Sandbox) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: cliArgs(["mcp"]),
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let pending = "";
+  const replies: Record<string, unknown>[] = [];
+  return {
+    child,
+    async send(line: string | Uint8Array) {
+      await writer.write(typeof line === "string" ? new TextEncoder().encode(line) : line);
+    },
+    /** The next reply; fails when the server ended first. */
+    async next(): Promise<Record<string, unknown>> {
+      while (!pending.includes("\n")) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the server ended; replies so far: ${JSON.stringify(replies)}`);
+        pending += value;
+      }
+      const at = pending.indexOf("\n");
+      const r = JSON.parse(pending.slice(0, at));
+      pending = pending.slice(at + 1);
+      replies.push(r);
+      return r;
+    },
+    async end() {
+      await writer.close();
+      reader.releaseLock();
+      await child.stdout.cancel().catch(() => {});
+      const status = await child.status;
+      const err = new TextDecoder().decode(
+        await new Response(child.stderr).arrayBuffer().then((b) => new Uint8Array(b)),
+      );
+      return { code: status.code, err };
+    },
+  };
+}
+
+Deno.test("mcp: a message of 10 MiB or more, malformed JSON, an invalid request and a wrong-typed name each get a JSON-RPC error, and the server stays up", async () => {
+  await using sb = await sandbox();
+  const s = await mcpChild(sb);
+  const req = (id: number, method: string, params: unknown = {}) =>
+    JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
+  await s.send(req(1, "initialize", {
+    protocolVersion: "2025-06-18",
+    capabilities: {},
+    clientInfo: { name: "hostile", version: "0" },
+  }));
+  assert.equal((await s.next()).id, 1);
+  await s.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }) + "\n");
+
+  // exactly 10 MiB on the line (the newline not counted), sent in pieces
+  const head =
+    `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"recall_search","arguments":{"query":"`;
+  const tail = `"}}}`;
+  const big = new Uint8Array(MCP_MESSAGE_MAX_BYTES + 1).fill(0x61);
+  big.set(new TextEncoder().encode(head));
+  big.set(new TextEncoder().encode(tail), MCP_MESSAGE_MAX_BYTES - tail.length);
+  big[MCP_MESSAGE_MAX_BYTES] = 0x0a;
+  for (let at = 0; at < big.length; at += 1 << 20) await s.send(big.subarray(at, at + (1 << 20)));
+  const tooBig = await s.next();
+  assert.equal(tooBig.id, 2, JSON.stringify(tooBig));
+  assert.equal((tooBig.error as { code: number }).code, -32600);
+  assert.match((tooBig.error as { message: string }).message, /10485760 bytes/);
+
+  // just under the limit: an ordinary request, answered
+  const pad = "p".repeat(9_000_000);
+  await s.send(req(3, "tools/list", { _meta: { pad } }));
+  const list = await s.next();
+  assert.equal(list.id, 3, JSON.stringify(list).slice(0, 300));
+  assert.equal((list.result as { tools: unknown[] }).tools.length, 3);
+
+  await s.send('{"jsonrpc":"2.0","id":4,"method":"tools/list"\n');
+  const parse = await s.next();
+  assert.equal(parse.id, null);
+  assert.equal((parse.error as { code: number }).code, -32700);
+
+  for (const [line, id] of [['{"jsonrpc":"2.0","id":5}', 5], ["[1,2]", null], ['"hi"', null]]) {
+    await s.send(`${line}\n`);
+    const bad = await s.next();
+    assert.equal(bad.id, id, line as string);
+    assert.equal((bad.error as { code: number }).code, -32600, line as string);
+  }
+
+  for (const [id, name, want] of [[6, 5, "not a number"], [7, null, "not null"]] as const) {
+    await s.send(req(id, "tools/call", { name, arguments: { query: "x" } }));
+    const wrong = await s.next();
+    assert.equal(wrong.id, id);
+    const e = wrong.error as { code: number; message: string };
+    assert.equal(e.code, -32602);
+    assert.equal(e.message, `tools/call name must be a string, ${want}`);
+  }
+  await s.send(req(8, "tools/call", { arguments: {} }));
+  assert.equal(((await s.next()).error as { message: string }).message, "tools/call names no tool");
+
+  // still up: a real call is answered
+  await s.send(req(9, "tools/call", { name: "recall_search", arguments: { query: "anything" } }));
+  const ok = await s.next();
+  assert.equal(ok.id, 9);
+  assert.equal((ok.result as { isError: boolean }).isError, false);
+
+  const end = await s.end();
+  assert.equal(end.code, 0, end.err);
 });
