@@ -66,7 +66,7 @@ Deno.test("C1 controls in cwd, gitBranch and text print as \\u00XX escapes", asy
 });
 
 /** `terminus mcp` as Claude Code starts it, spoken to line by line over real pipes. */
-async function mcpChild(sb: Sandbox) {
+function mcpChild(sb: Sandbox) {
   const child = new Deno.Command(Deno.execPath(), {
     args: cliArgs(["mcp"]),
     cwd: sb.dir,
@@ -113,7 +113,7 @@ async function mcpChild(sb: Sandbox) {
 
 Deno.test("mcp: a message of 10 MiB or more, malformed JSON, an invalid request and a wrong-typed name each get a JSON-RPC error, and the server stays up", async () => {
   await using sb = await sandbox();
-  const s = await mcpChild(sb);
+  const s = mcpChild(sb);
   const req = (id: number, method: string, params: unknown = {}) =>
     JSON.stringify({ jsonrpc: "2.0", id, method, params }) + "\n";
   await s.send(req(1, "initialize", {
