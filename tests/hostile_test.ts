@@ -1,7 +1,10 @@
 /** Hostile surroundings (issue 16): C1 controls in archived text never reach the terminal raw. */
 import assert from "node:assert/strict";
 import { ingest, put, splitLines, Transcript, world } from "./read_helpers.ts";
+import { join } from "node:path";
 import { cliArgs, type Sandbox, sandbox } from "./helpers.ts";
+import { settle, setupBox } from "./setup_helpers.ts";
+import { shellWord } from "../core/setup/locations.ts";
 import { MCP_MESSAGE_MAX_BYTES } from "../core/constants.ts";
 
 /** U+0080–U+009F: a terminal may act on these (U+009B is a one-character CSI). */
@@ -176,4 +179,50 @@ Deno.test("mcp: a message of 10 MiB or more, malformed JSON, an invalid request 
 
   const end = await s.end();
   assert.equal(end.code, 0, end.err);
+});
+
+/** Every folder and file below `root`, with its mode; links are not followed. */
+async function modesUnder(root: string): Promise<Map<string, { dir: boolean; mode: number }>> {
+  const out = new Map<string, { dir: boolean; mode: number }>();
+  const walk = async (p: string) => {
+    const st = await Deno.lstat(p);
+    if (st.isSymlink) return;
+    out.set(p, { dir: st.isDirectory, mode: st.mode! & 0o7777 });
+    if (st.isDirectory) { for await (const e of Deno.readDir(p)) await walk(join(p, e.name)); }
+  };
+  await walk(root);
+  return out;
+}
+
+Deno.test("install under umask 000 creates folders 0755 and files 0644 or 0755", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  // the claude config folder is install's to create here too
+  await Deno.remove(sb.claude, { recursive: true });
+  const cmd = [
+    "umask 000",
+    "exec " + [Deno.execPath(), ...cliArgs(["install"])].map(shellWord).join(" "),
+  ];
+  const o = await new Deno.Command("/bin/sh", {
+    args: ["-c", cmd.join("; ")],
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(o.stderr);
+  await settle(sb);
+  // whether claude finished the MCP entry is not the point here: the files are placed either way
+  assert.ok(o.code === 0 || o.code === 1, err);
+  const local = await modesUnder(join(sb.home, ".local"));
+  assert.ok([...local.keys()].some((p) => p === join(sb.home, ".local", "bin")), "bin placed");
+  assert.ok([...local.keys()].some((p) => p.startsWith(sb.versions)), "versions placed");
+  assert.ok(local.size > 50, `${local.size} entries`);
+  const wrong = [...local]
+    .filter(([, m]) => m.dir ? m.mode !== 0o755 : m.mode !== 0o644 && m.mode !== 0o755)
+    .map(([p, m]) => `${p} ${m.mode.toString(8)}`);
+  assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} wrong modes`);
+  const claudeDir = await Deno.stat(sb.claude);
+  assert.equal(claudeDir.mode! & 0o777, 0o755, "the claude config folder");
+  assert.equal((await Deno.stat(sb.settings)).mode! & 0o777, 0o644, "settings.json");
 });
