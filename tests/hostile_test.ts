@@ -226,3 +226,57 @@ Deno.test("install under umask 000 creates folders 0755 and files 0644 or 0755",
   assert.equal(claudeDir.mode! & 0o777, 0o755, "the claude config folder");
   assert.equal((await Deno.stat(sb.settings)).mode! & 0o777, 0o644, "settings.json");
 });
+
+Deno.test("messages name the real cause", async (t) => {
+  await using w = await world();
+  const proj = w.dir("proj");
+  const tr = new Transcript({
+    sessionId: crypto.randomUUID(),
+    cwd: proj,
+    start: "2026-01-01T10:00:00.000Z",
+  });
+  tr.user("hello there");
+  const file = await put(w, tr);
+  const gone = join(w.sb.dir, "nowhere", "gone.jsonl");
+  const dangling = join(file, "..", "dddddddd-0000-4000-8000-00000000000d.jsonl");
+  await Deno.symlink(gone, dangling);
+  const ingested = await w.run(["ingest"]);
+
+  await t.step("a dangling symlink is named as one, not as vanished", () => {
+    assert.match(ingested.err, new RegExp(`is a symbolic link to ${gone}, which does not exist`));
+    assert.doesNotMatch(ingested.err, /vanished/);
+  });
+
+  await t.step("a negative number is named as negative, not ambiguous", async () => {
+    for (const args of [["search", "hello", "--limit", "-5"], ["show", "1", "--before", "-3"]]) {
+      const r = await w.run(args, { cwd: proj });
+      assert.equal(r.code, 2, r.err);
+      const flag = args[args.length - 2];
+      assert.match(
+        r.err,
+        new RegExp(`${flag} takes a whole number of \\d or more; '-\\d' is negative`),
+      );
+      assert.doesNotMatch(r.err, /ambiguous/);
+    }
+  });
+
+  await t.step("a turn id too large for any turn is named as written", async () => {
+    const r = await w.run(["show", "99999999999999999999999"], { cwd: proj });
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /'99999999999999999999999' is larger than any turn id can be/);
+    assert.doesNotMatch(r.err, /e\+/);
+  });
+
+  await t.step("status with the data directory a file says so", async () => {
+    const asFile = join(w.sb.dir, "data-file");
+    await Deno.writeTextFile(asFile, "");
+    const env = { TERMINUS_DATA_DIR: asFile };
+    const r = await w.run(["status"], { env });
+    assert.equal(r.code, 1, r.err);
+    assert.match(r.err, new RegExp(`the data directory ${asFile} is not a folder`));
+    assert.doesNotMatch(r.err, /creates it/);
+    const j = await w.run(["status", "--json"], { env });
+    assert.equal(j.code, 1);
+    assert.equal(JSON.parse(j.out).ok, false);
+  });
+});

@@ -33,6 +33,7 @@ import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
+import { missingTranscript } from "./missing.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -316,7 +317,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
-        ? `${f.path}: the transcript vanished before it could be read`
+        ? missingTranscript(f.path)
         : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);
