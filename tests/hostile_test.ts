@@ -2,7 +2,18 @@
 import assert from "node:assert/strict";
 import { ingest, put, splitLines, Transcript, world } from "./read_helpers.ts";
 import { join } from "node:path";
-import { cliArgs, type Sandbox, sandbox } from "./helpers.ts";
+import {
+  cliArgs,
+  cliOk,
+  prng,
+  runCli,
+  type Sandbox,
+  sandbox,
+  syntheticSession,
+  uuidFrom,
+  writeConfig,
+  writeTranscript,
+} from "./helpers.ts";
 import { settle, setupBox } from "./setup_helpers.ts";
 import { shellWord } from "../core/setup/locations.ts";
 import { MCP_MESSAGE_MAX_BYTES } from "../core/constants.ts";
@@ -279,4 +290,101 @@ Deno.test("messages name the real cause", async (t) => {
     assert.equal(j.code, 1);
     assert.equal(JSON.parse(j.out).ok, false);
   });
+});
+
+/** A small tmpfs is a real full disk; mounting one needs root, so elsewhere the test is ignored. */
+async function mountTmpfs(dir: string, size: string): Promise<boolean> {
+  await Deno.mkdir(dir, { recursive: true });
+  const m = await new Deno.Command("mount", {
+    args: ["-t", "tmpfs", "-o", `size=${size}`, "tmpfs", dir],
+    stdout: "null",
+    stderr: "null",
+  }).output().catch(() => null);
+  return m?.code === 0;
+}
+async function umount(dir: string): Promise<void> {
+  await new Deno.Command("umount", { args: [dir], stdout: "null", stderr: "null" }).output();
+}
+const TMPFS = await (async () => {
+  const probe = await Deno.makeTempDir({ prefix: "terminus-tmpfs-probe-" });
+  const ok = await mountTmpfs(probe, "1m");
+  if (ok) await umount(probe);
+  await Deno.remove(probe);
+  return ok;
+})();
+
+async function freeBytes(dir: string): Promise<number> {
+  const o = await new Deno.Command("df", { args: ["-B1", "--output=avail", dir] }).output();
+  return Number(new TextDecoder().decode(o.stdout).trim().split("\n").pop());
+}
+
+Deno.test({
+  name:
+    "full disk: a failed snapshot's partial copy goes at once, the next pass still archives and records its run, and the first error is kept",
+  ignore: !TMPFS,
+  async fn() {
+    await using sb = await sandbox();
+    const mnt = join(sb.dir, "mnt");
+    assert.ok(await mountTmpfs(mnt, "16m"));
+    try {
+      sb.env.TERMINUS_DATA_DIR = join(mnt, "data");
+      const rand = prng(16);
+      const cwd = join(sb.dir, "proj");
+      await Deno.mkdir(cwd);
+      const session = async (bytes: number, start?: Date) => {
+        const sid = uuidFrom(rand);
+        await writeTranscript(
+          sb.claude,
+          cwd,
+          `${sid}.jsonl`,
+          syntheticSession({ sessionId: sid, cwd, bytes, rand, start }),
+        );
+      };
+      const status = async () => JSON.parse((await runCli(sb, ["status", "--json"])).out).data;
+      for (let i = 0; i < 3; i++) await session(2_000_000, new Date("2026-01-01T00:00:00Z"));
+      await writeConfig(sb, "[snapshot]\nenabled = false\n");
+      await cliOk(sb, ["ingest"]);
+      // leave room for a pass's new bytes, not for a copy of the store
+      const store = (await Deno.stat(join(mnt, "data", "terminus.db"))).size;
+      const filler = join(mnt, "filler");
+      await Deno.writeFile(filler, new Uint8Array((await freeBytes(mnt)) - store / 2));
+      await writeConfig(sb, "");
+
+      await session(100_000);
+      const first = await runCli(sb, ["ingest"]);
+      assert.equal(first.code, 0, first.err);
+      const snaps = [...Deno.readDirSync(join(mnt, "data", "snapshots"))].map((e) => e.name);
+      assert.deepEqual(snaps, [], "no partial copy left behind");
+      let s = await status();
+      assert.equal(s.sessions, 4);
+      assert.deepEqual(s.last_run.error, [
+        "the snapshot could not be taken: database or disk is full",
+      ]);
+      assert.equal(s.last_run.files_committed, 1);
+
+      await session(100_000);
+      const second = await runCli(sb, ["ingest"]);
+      assert.equal(second.code, 0, second.err);
+      s = await status();
+      assert.equal(s.sessions, 5, "the next pass archived");
+      assert.equal(s.last_run.files_committed, 1, "and recorded its run");
+
+      // now too little room for the new bytes themselves: the error says so
+      await writeConfig(sb, "[snapshot]\nenabled = false\n");
+      await Deno.writeFile(
+        join(mnt, "filler2"),
+        new Uint8Array((await freeBytes(mnt)) - 1_500_000),
+      );
+      await session(4_000_000);
+      const third = await runCli(sb, ["ingest"]);
+      assert.match(third.err, /\.jsonl: database or disk is full/);
+      assert.doesNotMatch(third.err, /cannot rollback/);
+      s = await status();
+      assert.equal(s.sessions, 5);
+      assert.equal(s.last_run.files_failed, 1);
+      assert.match(s.last_run.error[0], /database or disk is full$/);
+    } finally {
+      await umount(mnt);
+    }
+  },
 });

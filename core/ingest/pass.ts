@@ -34,6 +34,7 @@ import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
 import { missingTranscript } from "./missing.ts";
+import { rollback } from "../store/rollback.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -288,7 +289,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     pass.notes.push(...recoverWatermarks(db));
     db.exec("COMMIT");
   } catch (e) {
-    db.exec("ROLLBACK");
+    rollback(db);
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
