@@ -11,6 +11,10 @@ export const DERIVED_SCHEMA = 1;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
+/** How many bytes before a watermark are hashed to notice a rewritten transcript. */
+export const REWRITE_CHECK_BYTES = 64 * 1024;
+/** A rewritten transcript's new lineage is archived under `<session_key>#<n>`, n from 2. */
+export const LINEAGE_MARK = "#";
 export const ZSTD_LEVEL = 3;
 
 /** SQLite busy timeouts: the pass may wait a little, readers barely. */

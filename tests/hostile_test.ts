@@ -3,6 +3,9 @@ import assert from "node:assert/strict";
 import { ingest, put, splitLines, Transcript, world } from "./read_helpers.ts";
 import { join } from "node:path";
 import {
+  archivedStreams,
+  assertSameBytes,
+  bytes,
   cliArgs,
   cliOk,
   prng,
@@ -387,4 +390,73 @@ Deno.test({
       await umount(mnt);
     }
   },
+});
+
+Deno.test("a rewritten transcript is noticed, noted in status and archived again as a new lineage, never spliced", async (t) => {
+  await using w = await world();
+  const proj = w.dir("lineage");
+  const make = (word: string, extra = 0) => {
+    const tr = new Transcript({
+      sessionId: "eeeeeeee-0000-4000-8000-00000000000e",
+      cwd: proj,
+      start: "2026-01-01T10:00:00.000Z",
+    });
+    tr.user(`first question about ${word}`);
+    tr.assistant(`first answer about ${word}`);
+    for (let i = 0; i < extra; i++) tr.user(`more turn ${i}`);
+    return new TextEncoder().encode(tr.text());
+  };
+  const streams = () => archivedStreams(w.sb.store);
+  const key = "eeeeeeee-0000-4000-8000-00000000000e.jsonl";
+  const original = make("alpha");
+  const file = await writeTranscript(w.sb.claude, proj, key, original);
+  await ingest(w);
+  const notes = async () => (await w.json(["status"])).data.last_run as { notes: string[] | null };
+
+  const same = make("omega");
+  const longer = make("gamma", 3);
+  const regrown = make("delta", 6);
+  await t.step("a same-length rewrite", async () => {
+    assert.equal(same.length, original.length);
+    assert.notDeepEqual(same, original);
+    await Deno.writeFile(file, same);
+    await ingest(w);
+    const s = await streams();
+    assertSameBytes(s.get(key), original, "the archive keeps what it held");
+    assertSameBytes(s.get(`${key}#2`), same, "the new content is its own lineage");
+    const n = (await notes()).notes ?? [];
+    assert.ok(n.some((l) => l.startsWith(`${key}: the transcript was rewritten`)), n.join("\n"));
+  });
+
+  await t.step("a rewrite that also grows", async () => {
+    await Deno.writeFile(file, longer);
+    await ingest(w);
+    const s = await streams();
+    assertSameBytes(s.get(`${key}#2`), same, "lineage 2 is not spliced");
+    assertSameBytes(s.get(`${key}#3`), longer, "lineage 3");
+  });
+
+  await t.step("truncated, then grown past the old length before a pass looked", async () => {
+    await Deno.writeFile(file, regrown.subarray(0, 10));
+    await Deno.writeFile(file, regrown);
+    await ingest(w);
+    const s = await streams();
+    assertSameBytes(s.get(`${key}#3`), longer, "lineage 3 kept");
+    assertSameBytes(s.get(`${key}#4`), regrown, "lineage 4");
+  });
+
+  await t.step("an unchanged file and a plain append stay one lineage", async () => {
+    const before = await streams();
+    await ingest(w);
+    assert.deepEqual([...(await streams()).keys()].sort(), [...before.keys()].sort());
+    const more = new TextEncoder().encode(
+      JSON.stringify({ type: "user", uuid: crypto.randomUUID(), sessionId: "x", cwd: proj }) + "\n",
+    );
+    const appended = bytes(regrown, more);
+    await Deno.writeFile(file, appended);
+    await ingest(w);
+    const s = await streams();
+    assertSameBytes(s.get(`${key}#4`), appended, "appended in place");
+    assert.ok(!s.has(`${key}#5`));
+  });
 });
