@@ -2,6 +2,7 @@
 import assert from "node:assert/strict";
 import { ingest, put, splitLines, Transcript, world } from "./read_helpers.ts";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import {
   archivedStreams,
   assertSameBytes,
@@ -459,4 +460,29 @@ Deno.test("a rewritten transcript is noticed, noted in status and archived again
     assertSameBytes(s.get(`${key}#4`), appended, "appended in place");
     assert.ok(!s.has(`${key}#5`));
   });
+});
+
+Deno.test("a session archived before tails were kept gets one on the next pass, and a later rewrite is noticed", async () => {
+  await using w = await world();
+  const proj = w.dir("older");
+  const tr = new Transcript({
+    sessionId: crypto.randomUUID(),
+    cwd: proj,
+    start: "2026-01-01T10:00:00.000Z",
+  });
+  tr.user("question about alpha");
+  const original = new TextEncoder().encode(tr.text());
+  const key = `${tr.o.sessionId}.jsonl`;
+  const file = await writeTranscript(w.sb.claude, proj, key, original);
+  await ingest(w);
+  // as a store from an earlier build: no tails at all
+  const db = new DatabaseSync(w.sb.store);
+  db.exec("DROP TABLE file_tails");
+  db.close();
+  await ingest(w);
+  await Deno.writeFile(file, new TextEncoder().encode(tr.text().replace("alpha", "omega")));
+  await ingest(w);
+  const s = await archivedStreams(w.sb.store);
+  assertSameBytes(s.get(key), original, "kept");
+  assert.ok(s.has(`${key}#2`), [...s.keys()].join(", "));
 });

@@ -171,7 +171,24 @@ class Pass {
     const offset = state.offset ?? 0;
     if (size < offset) return `is now ${size} byte(s), shorter than the ${offset} archived`;
     const t = this.tails.get(state.sessionNo);
-    if (!t || t.offset !== offset || t.len > offset) return null;
+    if (!t || t.offset !== offset) {
+      // archived by an earlier build, or recovery moved the watermark: take the baseline now
+      if (offset > 0) {
+        const len = Math.min(REWRITE_CHECK_BYTES, offset);
+        const bytes = readRange(path, offset - len, offset);
+        const now = {
+          sessionNo: state.sessionNo,
+          offset,
+          len,
+          hash: tailHash(bytes),
+          size,
+          mtimeMs,
+        };
+        putTail(this.db, now);
+        this.tails.set(state.sessionNo, now);
+      }
+      return null;
+    }
     if (t.size === size && t.mtimeMs !== null && t.mtimeMs === mtimeMs) return null;
     const before = readRange(path, offset - t.len, offset);
     if (before.length !== t.len || tailHash(before) !== t.hash) {
