@@ -19,6 +19,19 @@ import {
   writeTranscript,
 } from "./helpers.ts";
 import { settle, setupBox } from "./setup_helpers.ts";
+import {
+  additionalContext,
+  ALPHA,
+  daysAgo,
+  DEADLINE_LINE,
+  holdLock,
+  hookSandbox,
+  ingestSettled,
+  promptPayload,
+  Session,
+  sid,
+  startPayload,
+} from "./inject_helpers.ts";
 import { shellWord } from "../core/setup/locations.ts";
 import { MCP_MESSAGE_MAX_BYTES } from "../core/constants.ts";
 
@@ -485,4 +498,97 @@ Deno.test("a session archived before tails were kept gets one on the next pass, 
   const s = await archivedStreams(w.sb.store);
   assertSameBytes(s.get(key), original, "kept");
   assert.ok(s.has(`${key}#2`), [...s.keys()].join(", "));
+});
+
+/** As root, drops the capabilities that let root write anywhere, so a 0500 folder is read-only. */
+function asUser(argv: string[]): string[] {
+  return Deno.uid() === 0
+    ? ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", ...argv]
+    : argv;
+}
+
+Deno.test("a data directory whose state and queue cannot be written still hands over the brief and the recall", async (t) => {
+  await using sb = await hookSandbox();
+  const a = new Session(sid(0xa1), ALPHA, daysAgo(3));
+  a.user("look at the retry budget in src/worker/S.ts");
+  a.read(`${ALPHA}/src/worker/S.ts`, "export const retryBudget = 3;");
+  a.assistant("The retry budget lives in src/worker/S.ts; it is 3.");
+  await a.write(sb);
+  await ingestSettled(sb);
+  const lock = await holdLock(sb); // the hooks' own passes stay out of the way
+  try {
+    const ask = (o: { run?: (argv: string[]) => string[] } = {}) => async (event: string) => {
+      const stdin = event === "SessionStart"
+        ? startPayload(sid(0xf1), ALPHA)
+        : promptPayload(sid(0xf1), ALPHA, "why does src/worker/S.ts retry so often?");
+      for (let i = 0; i < 5; i++) {
+        const argv = (o.run ?? ((x) => x))([Deno.execPath(), ...cliArgs(["hook", event])]);
+        const child = new Deno.Command(argv[0], {
+          args: argv.slice(1),
+          cwd: sb.dir,
+          env: sb.env,
+          clearEnv: true,
+          stdin: "piped",
+          stdout: "piped",
+          stderr: "piped",
+        }).spawn();
+        const w = child.stdin.getWriter();
+        await w.write(new TextEncoder().encode(JSON.stringify(stdin)));
+        await w.close();
+        const out = await child.output();
+        const r = {
+          code: out.code,
+          out: new TextDecoder().decode(out.stdout),
+          err: new TextDecoder().decode(out.stderr),
+          errLines: [] as string[],
+        };
+        r.errLines = r.err.split("\n").filter((l) => l !== "");
+        // a loaded machine past the 50 ms deadline is the contract working: ask again
+        if (!r.errLines.some((l) => DEADLINE_LINE.test(l))) return r;
+      }
+      throw new Error("past the deadline five times");
+    };
+
+    const state = join(sb.data, "state");
+    const queue = join(sb.data, "queue");
+    await t.step("state and queue are files, not folders", async () => {
+      await Deno.remove(state, { recursive: true }).catch(() => {});
+      await Deno.remove(queue, { recursive: true }).catch(() => {});
+      await Deno.writeTextFile(state, "");
+      await Deno.writeTextFile(queue, "");
+      try {
+        await filesInTheWay();
+      } finally {
+        await Deno.remove(state);
+        await Deno.remove(queue);
+      }
+    });
+    async function filesInTheWay() {
+      const start = await ask()("SessionStart");
+      assert.equal(start.code, 0);
+      assert.ok(additionalContext(start, "SessionStart"), `no brief: ${start.err}`);
+      assert.ok(start.errLines.some((l) => /the session state could not be written/.test(l)));
+      const prompt = await ask()("UserPromptSubmit");
+      assert.equal(prompt.code, 0);
+      assert.ok(additionalContext(prompt, "UserPromptSubmit"), `no recall: ${prompt.err}`);
+      assert.ok(prompt.errLines.some((l) => /the decision log could not be written/.test(l)));
+    }
+
+    await t.step("a read-only data directory", async () => {
+      await Deno.chmod(sb.data, 0o500);
+      try {
+        const start = await ask({ run: asUser })("SessionStart");
+        assert.equal(start.code, 0, start.err);
+        assert.ok(additionalContext(start, "SessionStart"), `no brief: ${start.err}`);
+        const prompt = await ask({ run: asUser })("UserPromptSubmit");
+        assert.equal(prompt.code, 0, prompt.err);
+        assert.ok(additionalContext(prompt, "UserPromptSubmit"), `no recall: ${prompt.err}`);
+        assert.ok(prompt.errLines.some((l) => /the decision log could not be written/.test(l)));
+      } finally {
+        await Deno.chmod(sb.data, 0o700);
+      }
+    });
+  } finally {
+    lock.release();
+  }
 });
