@@ -1,6 +1,6 @@
 /** Hostile surroundings (issue 16): C1 controls in archived text never reach the terminal raw. */
 import assert from "node:assert/strict";
-import { ingest, put, splitLines, Transcript, world } from "./read_helpers.ts";
+import { ingest, put, splitLines, Transcript, type World, world } from "./read_helpers.ts";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import {
@@ -23,8 +23,8 @@ import {
   additionalContext,
   ALPHA,
   daysAgo,
-  DEADLINE_LINE,
   holdLock,
+  hookOnTime,
   hookSandbox,
   ingestSettled,
   promptPayload,
@@ -255,15 +255,21 @@ Deno.test("install under umask 000 creates folders 0755 and files 0644 or 0755",
   assert.equal((await Deno.stat(sb.settings)).mode! & 0o777, 0o644, "settings.json");
 });
 
-Deno.test("messages name the real cause", async (t) => {
-  await using w = await world();
-  const proj = w.dir("proj");
+/** A one-prompt session in a fresh project folder `name`. */
+function onePrompt(w: World, name: string, prompt: string): Transcript {
   const tr = new Transcript({
     sessionId: crypto.randomUUID(),
-    cwd: proj,
+    cwd: w.dir(name),
     start: "2026-01-01T10:00:00.000Z",
   });
-  tr.user("hello there");
+  tr.user(prompt);
+  return tr;
+}
+
+Deno.test("messages name the real cause", async (t) => {
+  await using w = await world();
+  const tr = onePrompt(w, "proj", "hello there");
+  const proj = tr.o.cwd;
   const file = await put(w, tr);
   const gone = join(w.sb.dir, "nowhere", "gone.jsonl");
   const dangling = join(file, "..", "dddddddd-0000-4000-8000-00000000000d.jsonl");
@@ -477,13 +483,8 @@ Deno.test("a rewritten transcript is noticed, noted in status and archived again
 
 Deno.test("a session archived before tails were kept gets one on the next pass, and a later rewrite is noticed", async () => {
   await using w = await world();
-  const proj = w.dir("older");
-  const tr = new Transcript({
-    sessionId: crypto.randomUUID(),
-    cwd: proj,
-    start: "2026-01-01T10:00:00.000Z",
-  });
-  tr.user("question about alpha");
+  const tr = onePrompt(w, "older", "question about alpha");
+  const proj = tr.o.cwd;
   const original = new TextEncoder().encode(tr.text());
   const key = `${tr.o.sessionId}.jsonl`;
   const file = await writeTranscript(w.sb.claude, proj, key, original);
@@ -517,37 +518,13 @@ Deno.test("a data directory whose state and queue cannot be written still hands 
   await ingestSettled(sb);
   const lock = await holdLock(sb); // the hooks' own passes stay out of the way
   try {
-    const ask = (o: { run?: (argv: string[]) => string[] } = {}) => async (event: string) => {
-      const stdin = event === "SessionStart"
-        ? startPayload(sid(0xf1), ALPHA)
-        : promptPayload(sid(0xf1), ALPHA, "why does src/worker/S.ts retry so often?");
-      for (let i = 0; i < 5; i++) {
-        const argv = (o.run ?? ((x) => x))([Deno.execPath(), ...cliArgs(["hook", event])]);
-        const child = new Deno.Command(argv[0], {
-          args: argv.slice(1),
-          cwd: sb.dir,
-          env: sb.env,
-          clearEnv: true,
-          stdin: "piped",
-          stdout: "piped",
-          stderr: "piped",
-        }).spawn();
-        const w = child.stdin.getWriter();
-        await w.write(new TextEncoder().encode(JSON.stringify(stdin)));
-        await w.close();
-        const out = await child.output();
-        const r = {
-          code: out.code,
-          out: new TextDecoder().decode(out.stdout),
-          err: new TextDecoder().decode(out.stderr),
-          errLines: [] as string[],
-        };
-        r.errLines = r.err.split("\n").filter((l) => l !== "");
-        // a loaded machine past the 50 ms deadline is the contract working: ask again
-        if (!r.errLines.some((l) => DEADLINE_LINE.test(l))) return r;
-      }
-      throw new Error("past the deadline five times");
-    };
+    const ask = (o: { run?: (argv: string[]) => string[] } = {}) => (event: string) =>
+      hookOnTime(sb, [event], {
+        stdin: event === "SessionStart"
+          ? startPayload(sid(0xf1), ALPHA)
+          : promptPayload(sid(0xf1), ALPHA, "why does src/worker/S.ts retry so often?"),
+        argv: o.run,
+      });
 
     const state = join(sb.data, "state");
     const queue = join(sb.data, "queue");
