@@ -67,6 +67,12 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     return { values: values as Parsed["values"], positionals, json, rawArgs: args };
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
+    if (negative) {
+      throw new UsageError(
+        `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
+      );
+    }
     throw new UsageError(`${cmd.name}: ${msg}`);
   }
 }

@@ -294,6 +294,12 @@ Deno.test("messages name the real cause", async (t) => {
     }
   });
 
+  await t.step("a negative turn id is named as negative", async () => {
+    const r = await w.run(["show", "-5"], { cwd: proj });
+    assert.equal(r.code, 2, r.err);
+    assert.match(r.err, /show: '-5' is a negative number/);
+  });
+
   await t.step("a turn id too large for any turn is named as written", async () => {
     const r = await w.run(["show", "99999999999999999999999"], { cwd: proj });
     assert.equal(r.code, 2, r.err);
