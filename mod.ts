@@ -26,6 +26,25 @@ function misuse(message: string): never {
   Deno.exit(2);
 }
 
+/**
+ * `--limit -5` as one option and its value: parseArgs calls a value starting with a dash
+ * ambiguous, which hides that the real trouble is a negative number the command refuses.
+ */
+function joinNegativeValues(args: string[], options: Command["options"]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    const opt = a.startsWith("--") ? options[a.slice(2)] : undefined;
+    if (opt?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
 async function parse(cmd: Command, args: string[]): Promise<Parsed> {
   if (cmd.name === "hook") {
     // The hook path skips node:util (about 7 ms of start-up): it takes one word and no option.
@@ -38,7 +57,7 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
   if (cmd.json) options.json = { type: "boolean" };
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: joinNegativeValues(args, options),
       options,
       strict: true,
       allowPositionals: cmd.positionals,
@@ -48,6 +67,12 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     return { values: values as Parsed["values"], positionals, json, rawArgs: args };
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
+    if (negative) {
+      throw new UsageError(
+        `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
+      );
+    }
     throw new UsageError(`${cmd.name}: ${msg}`);
   }
 }

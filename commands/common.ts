@@ -29,6 +29,9 @@ export function wholeFlag(values: Values, name: string, min: number): number | n
   const v = values[name];
   if (v === undefined) return null;
   const s = String(v);
+  if (/^-\d/.test(s)) {
+    throw new UsageError(`--${name} takes a whole number of ${min} or more; '${s}' is negative`);
+  }
   if (!/^\d+$/.test(s)) throw new UsageError(`--${name} takes a whole number; '${s}' is not one`);
   const n = Number(s);
   if (n < min) throw new UsageError(`--${name} must be at least ${min}; got ${n}`);

@@ -8,6 +8,17 @@ import { lastRun } from "../core/store/archive.ts";
 
 const lines = (s: string | null) => (s ? s.split("\n") : null);
 
+/** Why no pass could ever create a store in `dir`, or null when it is absent or a folder. */
+function unusableDataDir(dir: string): string | null {
+  try {
+    if (Deno.statSync(dir).isDirectory) return null;
+    return `the data directory ${dir} is not a folder, so no store can be kept there`;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    return `the data directory ${dir} cannot be read: ${(e as Error).message}`;
+  }
+}
+
 function empty() {
   return {
     store: null,
@@ -32,8 +43,10 @@ export const command: Command = {
     const r = resolveAll(ctx);
     const opened = openRead(r.store);
     if (!opened) {
+      const unusable = unusableDataDir(r.dataDir);
       return Promise.resolve(outcome("status", empty(), {
-        reason: `no store yet at ${r.store}; the first archive pass creates it`,
+        ok: unusable === null,
+        reason: unusable ?? `no store yet at ${r.store}; the first archive pass creates it`,
       }));
     }
     const { db, warnings } = opened;

@@ -11,6 +11,10 @@ export const DERIVED_SCHEMA = 2;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
+/** How many bytes before a watermark are hashed to notice a rewritten transcript. */
+export const REWRITE_CHECK_BYTES = 64 * 1024;
+/** A rewritten transcript's new lineage is archived under `<session_key>#<n>`, n from 2. */
+export const LINEAGE_MARK = "#";
 export const ZSTD_LEVEL = 3;
 
 /** SQLite busy timeouts: the pass may wait a little, readers barely. */
@@ -56,6 +60,9 @@ export const ERROR_ENTITY_MAX_BYTES = 512;
 export const CONTEXT_MAX = 25;
 export const CONTEXT_DEFAULT = 5;
 export const GET_MAX_IDS = 25;
+
+/** The MCP server's largest message; one this size or larger is answered with a JSON-RPC error. */
+export const MCP_MESSAGE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Injection (compiled in; only `replay` varies them). */
 export const INJECTION_CHARS_CAP = 10_000;

@@ -147,6 +147,7 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
     const dataDir = resolveDataDir(ctx.env);
     const h = new Handler(event, payload, cfg, dataDir, late);
     const text = h.run();
+    for (const p of h.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
     if (text !== null && !late()) res.stdout = output(event, text);
     else if (text !== null || h.missedDeadline) res.stderr.push(deadlineLine(event));
   } catch (e) {
@@ -160,6 +161,8 @@ class Handler {
   missedDeadline = false;
   sessionId: string | null;
   cwd: string | null;
+  /** Writes that failed: each is a stderr line, and none costs the text handed over. */
+  problems: string[] = [];
   #db: Db | null | undefined;
 
   constructor(
@@ -171,6 +174,15 @@ class Handler {
   ) {
     this.sessionId = safeSessionId(payload.session_id);
     this.cwd = str(payload.cwd);
+  }
+
+  /** A read-only or full data directory loses the state or log record, never the answer. */
+  save(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      this.problems.push(`${what} could not be written: ${(e as Error).message.split("\n")[0]}`);
+    }
   }
 
   /** The store, opened read-only at most once; null when there is none. */
@@ -192,7 +204,9 @@ class Handler {
         case "PostCompact": {
           if (!this.sessionId) return null;
           const st = readState(this.dataDir, this.sessionId);
-          if (this.oweCompaction(st)) writeState(this.dataDir, this.sessionId, st);
+          if (this.oweCompaction(st)) {
+            this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
+          }
           return null;
         }
         default:
@@ -246,7 +260,9 @@ class Handler {
       }
       return brief.text;
     } finally {
-      if (st && changed) writeState(this.dataDir, this.sessionId!, st);
+      if (st && changed) {
+        this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
+      }
     }
   }
 
@@ -283,10 +299,10 @@ class Handler {
         text = null;
         this.missedDeadline = true;
       }
-      queueDecision(this.dataDir, doc);
+      this.save("the decision log", () => queueDecision(this.dataDir, doc));
       if (text !== null && this.sessionId && st) {
         st.injected = [...new Set([...st.injected, ...doc.injected.map((i) => i.id)])];
-        writeState(this.dataDir, this.sessionId, st);
+        this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
       }
     }
     return text;
@@ -334,7 +350,7 @@ class Handler {
     doc.watermark = r.watermark;
     if (r.compacted && st && this.sessionId) {
       st.compaction_owed = null; // the wider look is spent on this one prompt
-      writeState(this.dataDir, this.sessionId, st);
+      this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
     }
     return r.text;
   }

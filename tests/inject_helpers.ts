@@ -179,6 +179,8 @@ export interface HookOptions {
   /** Extra environment; `undefined` removes a variable. */
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /** Wraps the command line, e.g. to run it under setpriv. */
+  argv?: (argv: string[]) => string[];
 }
 
 /** A Claude Code payload for `event`, with the fields every payload carries. */
@@ -215,8 +217,9 @@ function hookEnv(sb: Sandbox, extra: HookOptions["env"]): Record<string, string>
 
 /** `terminus hook <args>` with the payload written to stdin and stdin closed. */
 export async function hook(sb: Sandbox, args: string[], o: HookOptions = {}): Promise<HookRun> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(["hook", ...args]),
+  const [cmd, ...argv] = (o.argv ?? ((x) => x))([Deno.execPath(), ...cliArgs(["hook", ...args])]);
+  const child = new Deno.Command(cmd, {
+    args: argv,
     cwd: o.cwd ?? sb.dir,
     env: hookEnv(sb, o.env),
     clearEnv: true,

@@ -14,6 +14,7 @@ import {
 } from "../store/archive.ts";
 import { isTurn, parseLine } from "../transcript/records.ts";
 import { deriveTurn } from "./derive.ts";
+import { rollback } from "../store/rollback.ts";
 
 export interface RebuildResult {
   sessions: number;
@@ -71,7 +72,7 @@ export function rebuildDerived(db: Db): RebuildResult {
       setTurnCount(db, t.sessionNo, rows.length);
       db.exec("COMMIT");
     } catch (e) {
-      db.exec("ROLLBACK");
+      rollback(db);
       out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message });
       continue;
     }

@@ -5,7 +5,7 @@
  */
 import { basename, dirname, join } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
-import { CLOSE_AFTER_MS } from "../constants.ts";
+import { CLOSE_AFTER_MS, LINEAGE_MARK, REWRITE_CHECK_BYTES } from "../constants.ts";
 import {
   checkpoint,
   clearRebuildPending,
@@ -33,6 +33,9 @@ import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
+import { missingTranscript } from "./missing.ts";
+import { rollback } from "../store/rollback.ts";
+import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -96,6 +99,7 @@ class Pass {
   notes: string[] = [];
   errors: string[] = [];
   states: Map<string, SessionState>;
+  tails = new Map<number, Tail>();
 
   constructor(readonly db: Db, readonly input: PassInput) {
     this.states = new Map(); // read after recovery, which may change watermarks
@@ -113,15 +117,23 @@ class Pass {
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
     if (state?.evicted) return { committed: false, bytesRead: 0, turnsAdded: 0 };
-    const size = Deno.statSync(found.path).size;
+    const info = Deno.statSync(found.path);
+    const size = info.size;
+    const mtimeMs = info.mtime?.getTime() ?? null;
     const offset = state?.offset ?? 0;
-    if (state?.diverged) return { committed: false, bytesRead: 0, turnsAdded: 0 };
-    if (state && size < offset) {
+    if (state?.diverged) {
+      // the file no longer holds what was archived: it goes on as a new lineage, from byte 0
+      return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
+    }
+    const changed = state ? this.rewritten(state, found.path, size, mtimeMs) : null;
+    if (state && changed) {
       markDiverged(this.db, state.sessionNo);
+      this.states.set(key.sessionKey, { ...state, diverged: true });
+      const next = nextLineage(key.sessionKey);
       this.notes.push(
-        `${key.sessionKey}: the transcript is now ${size} byte(s), shorter than the ${offset} archived; flagged as diverged and not re-read`,
+        `${key.sessionKey}: the transcript ${changed}; flagged as diverged, the archive keeps what it held, and the file is archived again from its start as ${next}`,
       );
-      return { committed: false, bytesRead: 0, turnsAdded: 0 };
+      return this.prepare(found, { ...key, sessionKey: next });
     }
     if (size === offset) return { committed: false, bytesRead: 0, turnsAdded: 0 };
 
@@ -133,6 +145,8 @@ class Pass {
       key,
       state,
       offset,
+      size,
+      mtimeMs,
       input: {
         chunk,
         end,
@@ -146,6 +160,63 @@ class Pass {
         cwd: state?.cwd ?? null,
       },
     };
+  }
+
+  /**
+   * How the file's archived bytes changed, or null when they did not: it is shorter than the
+   * watermark, or the bytes just before the watermark no longer hash as they did. Read only
+   * when the size or mtime moved since the last look.
+   */
+  rewritten(state: SessionState, path: string, size: number, mtimeMs: number | null) {
+    const offset = state.offset ?? 0;
+    if (size < offset) return `is now ${size} byte(s), shorter than the ${offset} archived`;
+    const t = this.tails.get(state.sessionNo);
+    if (!t || t.offset !== offset) {
+      // archived by an earlier build, or recovery moved the watermark: take the baseline now
+      if (offset > 0) {
+        const len = Math.min(REWRITE_CHECK_BYTES, offset);
+        const bytes = readRange(path, offset - len, offset);
+        const now = {
+          sessionNo: state.sessionNo,
+          offset,
+          len,
+          hash: tailHash(bytes),
+          size,
+          mtimeMs,
+        };
+        putTail(this.db, now);
+        this.tails.set(state.sessionNo, now);
+      }
+      return null;
+    }
+    if (t.size === size && t.mtimeMs !== null && t.mtimeMs === mtimeMs) return null;
+    const before = readRange(path, offset - t.len, offset);
+    if (before.length !== t.len || tailHash(before) !== t.hash) {
+      return `was rewritten: its bytes before ${offset} are not the ones archived`;
+    }
+    const seen = { ...t, size, mtimeMs };
+    putTail(this.db, seen);
+    this.tails.set(state.sessionNo, seen);
+    return null;
+  }
+
+  /** Records what the file held just before its new watermark, for the next pass to compare. */
+  rememberTail(p: Prepared, sessionNo: number): void {
+    const upTo = p.offset + p.input.end;
+    const len = Math.min(REWRITE_CHECK_BYTES, upTo);
+    const bytes = p.input.end >= len
+      ? p.input.chunk.subarray(p.input.end - len, p.input.end)
+      : readRange(p.found.path, upTo - len, upTo);
+    const t = {
+      sessionNo,
+      offset: upTo,
+      len: bytes.length,
+      hash: tailHash(bytes),
+      size: p.size,
+      mtimeMs: p.mtimeMs,
+    };
+    putTail(this.db, t);
+    this.tails.set(sessionNo, t);
   }
 
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
@@ -199,6 +270,7 @@ class Pass {
       },
       derived: d.derived,
     });
+    this.rememberTail(p, r.sessionNo);
     // keep the in-memory view current for files that share a key later in this pass
     this.states.set(key.sessionKey, {
       sessionNo: r.sessionNo,
@@ -243,7 +315,15 @@ interface Prepared {
   key: KeyInfo;
   state: SessionState | null;
   offset: number;
+  size: number;
+  mtimeMs: number | null;
   input: ChunkInput;
+}
+
+/** `<key>` -> `<key>#2`, `<key>#2` -> `<key>#3`. */
+function nextLineage(key: string): string {
+  const m = new RegExp(`^(.*)${LINEAGE_MARK}(\\d+)$`).exec(key);
+  return m ? `${m[1]}${LINEAGE_MARK}${Number(m[2]) + 1}` : `${key}${LINEAGE_MARK}2`;
 }
 
 /** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
@@ -287,12 +367,14 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     pass.notes.push(...recoverWatermarks(db));
     db.exec("COMMIT");
   } catch (e) {
-    db.exec("ROLLBACK");
+    rollback(db);
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
   pass.states = allSessionStates(db);
+  ensureTails(db);
+  pass.tails = allTails(db);
 
   let files: Found[];
   let excludedCount = 0;
@@ -316,7 +398,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
-        ? `${f.path}: the transcript vanished before it could be read`
+        ? missingTranscript(f.path)
         : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);

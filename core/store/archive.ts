@@ -6,6 +6,7 @@ import type { Db } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
+import { rollback } from "./rollback.ts";
 
 export interface SessionState {
   sessionNo: number;
@@ -267,7 +268,7 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
     db.exec("COMMIT");
     return { sessionNo: no, turnsAdded: a.derived.length };
   } catch (e) {
-    db.exec("ROLLBACK");
+    rollback(db);
     throw e;
   }
 }
