@@ -36,6 +36,9 @@ export const GIT_TIMEOUT_MS = 1_000;
 export const CLOSE_AFTER_MS = 6 * 60 * 60 * 1000;
 /** Sessions observed per pass; the rest wait. */
 export const OBSERVE_PER_PASS = 100;
+/** A pass commits its files in batches of at most this many bytes read, or this long. */
+export const PASS_BATCH_BYTES = 8 * 1024 * 1024;
+export const PASS_BATCH_MS = 250;
 /** Retention acts on at most this many sessions per action per pass. */
 export const RETENTION_PER_PASS = 100;
 

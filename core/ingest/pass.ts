@@ -1,11 +1,17 @@
 /**
- * The archive pass: recovery, discovery, one transaction per file, then lineage and closing.
+ * The archive pass: recovery, discovery, files committed in batches (a savepoint each), then lineage and closing.
  * A file that fails is recorded and the pass goes on; nothing archived is ever rewritten
  * except the trailing partial block.
  */
 import { basename, dirname, join } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
-import { CLOSE_AFTER_MS, LINEAGE_MARK, REWRITE_CHECK_BYTES } from "../constants.ts";
+import {
+  CLOSE_AFTER_MS,
+  LINEAGE_MARK,
+  PASS_BATCH_BYTES,
+  PASS_BATCH_MS,
+  REWRITE_CHECK_BYTES,
+} from "../constants.ts";
 import {
   checkpoint,
   clearRebuildPending,
@@ -37,6 +43,7 @@ import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
 import { missingTranscript } from "./missing.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
+import { rollback } from "../store/rollback.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -300,14 +307,69 @@ class Pass {
     files: Found[],
     done: (f: Found, r: FileOutcome | Error) => void,
   ): Promise<void> {
-    for (const f of files) {
-      try {
-        const p = this.prepare(f, this.keyOf(f));
-        done(f, "input" in p ? await this.finish(p, deriveChunk(p.input)) : p);
-      } catch (e) {
-        done(f, e as Error);
+    // Files are committed in batches: each file's rows and watermark still go in together
+    // (its own savepoint, so a file that fails takes nothing else with it), but FTS5 flushes
+    // its segments once per batch instead of once per file. A pass killed mid-batch loses
+    // only that batch's uncommitted work, which the next pass redoes from the watermarks; a
+    // batch whose commit fails (a full disk) reports each of its files as failed.
+    const batch = new Batch(this.db, done);
+    try {
+      for (const f of files) {
+        batch.open();
+        try {
+          const p = this.prepare(f, this.keyOf(f));
+          batch.add(f, "input" in p ? await this.finish(p, deriveChunk(p.input)) : p);
+        } catch (e) {
+          done(f, e as Error);
+        }
       }
+    } finally {
+      batch.close();
     }
+  }
+}
+
+/**
+ * The outer transaction files are committed in, closed after PASS_BATCH_BYTES or _MS. A file's
+ * outcome is reported only once its batch has committed, so nothing is counted as archived
+ * that a failed commit took back.
+ */
+class Batch {
+  #open = false;
+  #bytes = 0;
+  #since = 0;
+  #pending: [Found, FileOutcome][] = [];
+  constructor(
+    readonly db: Db,
+    readonly done: (f: Found, r: FileOutcome | Error) => void,
+  ) {}
+  open(): void {
+    if (this.#open) return;
+    this.db.exec("BEGIN IMMEDIATE");
+    this.#open = true;
+    this.#bytes = 0;
+    this.#since = performance.now();
+  }
+  add(f: Found, r: FileOutcome): void {
+    this.#pending.push([f, r]);
+    this.#bytes += r.bytesRead;
+    if (this.#bytes >= PASS_BATCH_BYTES || performance.now() - this.#since >= PASS_BATCH_MS) {
+      this.close();
+    }
+  }
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    const pending = this.#pending;
+    this.#pending = [];
+    try {
+      if (this.db.isTransaction) this.db.exec("COMMIT");
+    } catch (e) {
+      rollback(this.db);
+      for (const [f, r] of pending) this.done(f, r.committed ? e as Error : r);
+      return;
+    }
+    for (const [f, r] of pending) this.done(f, r);
   }
 }
 
