@@ -471,6 +471,18 @@ Deno.test("a rewritten transcript is noticed, noted in status and archived again
     assertSameBytes(s.get(`${key}#4`), regrown, "lineage 4");
   });
 
+  await t.step("export writes each lineage as a .jsonl file of its own", async () => {
+    const out = join(w.sb.dir, "exported");
+    const r = await w.run(["export", out]);
+    assert.equal(r.code, 0, r.err);
+    const files = [...Deno.readDirSync(out)].map((e) => e.name).sort();
+    const base = key.slice(0, -".jsonl".length);
+    for (const n of ["", "#2", "#3", "#4"]) {
+      assert.ok(files.includes(`${base}${n}.jsonl`), files.join());
+    }
+    assertSameBytes(await Deno.readFile(join(out, `${base}#2.jsonl`)), same, "lineage 2 exported");
+  });
+
   await t.step("an unchanged file and a plain append stay one lineage", async () => {
     const before = await streams();
     await ingest(w);
