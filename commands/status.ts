@@ -4,7 +4,7 @@ import { humanBytes, outcome, row } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { counts, fileSizes } from "../core/store/inspect.ts";
-import { lastRun } from "../core/store/archive.ts";
+import { IN_FLIGHT_NOTE, lastRun } from "../core/store/runs.ts";
 
 const lines = (s: string | null) => (s ? s.split("\n") : null);
 
@@ -65,14 +65,15 @@ export const command: Command = {
         last_run: run
           ? {
             started_at: run.startedAt,
-            duration_ms: run.durationMs,
+            // a pass in flight has no duration yet, and says so rather than pass for an empty one
+            duration_ms: run.inFlight ? null : run.durationMs,
             files_seen: run.filesSeen,
             files_committed: run.filesCommitted,
             files_failed: run.filesFailed,
             bytes_read: run.bytesRead,
             turns_added: run.turnsAdded,
             error: lines(run.error),
-            notes: lines(run.notes),
+            notes: run.inFlight ? [IN_FLIGHT_NOTE] : lines(run.notes),
           }
           : null,
       };
@@ -87,7 +88,7 @@ export const command: Command = {
       if (run) {
         out.push(
           row("last run", run.startedAt),
-          row("  duration", `${run.durationMs} ms`),
+          row("  duration", run.inFlight ? "not finished" : `${run.durationMs} ms`),
           row(
             "  files",
             `${run.filesSeen} walked, ${run.filesCommitted} committed, ${run.filesFailed} failed`,
@@ -95,7 +96,9 @@ export const command: Command = {
           row("  bytes read", run.bytesRead),
           row("  turns added", run.turnsAdded),
         );
-        for (const n of lines(run.notes) ?? []) out.push(row("  notes", n));
+        for (const n of run.inFlight ? [IN_FLIGHT_NOTE] : lines(run.notes) ?? []) {
+          out.push(row("  notes", n));
+        }
         for (const e of lines(run.error) ?? []) out.push(row("  error", e));
       } else {
         out.push(row("last run", "none yet"));

@@ -7,7 +7,7 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 1;
+export const DERIVED_SCHEMA = 2;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -50,6 +50,8 @@ export const EXCERPT_CHARS = 240;
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
+/** Prompt recall: the newest candidates kept per thing a prompt names (twice the compacted window). */
+export const RECALL_POOL_PER_NAME = 100;
 export const ENTITIES_PER_TURN = 48;
 export const ENTITY_DEPTH_LIMIT = 8;
 export const ERROR_ENTITY_MAX_BYTES = 512;
@@ -70,6 +72,8 @@ export const QUOTE_CHARS = 240;
 export const HOOK_DEADLINE_MS = 50;
 export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
+/** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
+export const PASS_DEBOUNCE_MS = 3_000;
 
 /** Snapshots. */
 export const SNAPSHOT_INTERVAL_HOURS_DEFAULT = 24;

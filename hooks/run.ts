@@ -18,6 +18,7 @@ import { THRESHOLDS } from "../core/inject/thresholds.ts";
 import { type DecisionDoc, queueDecision } from "../core/inject/queue.ts";
 import { readState, safeSessionId, type SessionState, writeState } from "../core/inject/state.ts";
 import { boundaries, sessionNosForId } from "../core/store/inject_sql.ts";
+import { claimPassStart } from "../core/ingest/gate.ts";
 
 export const HOOK_EVENTS = [
   "SessionStart",
@@ -100,12 +101,19 @@ function output(event: HookEvent, text: string): string {
     "\n";
 }
 
+/** The one stderr line of a hook that had something to hand over and ran out of time. */
+export function deadlineLine(event: HookEvent): string {
+  return `terminus hook ${event}: past the ${HOOK_DEADLINE_MS} ms deadline; nothing handed over`;
+}
+
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 export async function runHook(event: HookEvent, ctx: Context): Promise<HookResult> {
   const res: HookResult = { stdout: null, stderr: [] };
   try {
-    spawnIngest(ctx);
+    // A burst of prompts starts one pass, not one each; a session's start and end always do.
+    const always = event === "SessionStart" || event === "SessionEnd";
+    if (claimPassStart(resolveDataDir(ctx.env), always)) spawnIngest(ctx);
   } catch (e) {
     res.stderr.push(
       `terminus hook: the archive pass could not be started: ${(e as Error).message}`,
@@ -141,11 +149,7 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
     const text = h.run();
     for (const p of h.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
     if (text !== null && !late()) res.stdout = output(event, text);
-    else if (text !== null) {
-      res.stderr.push(
-        `terminus hook ${event}: past the ${HOOK_DEADLINE_MS} ms deadline; nothing handed over`,
-      );
-    }
+    else if (text !== null || h.missedDeadline) res.stderr.push(deadlineLine(event));
   } catch (e) {
     res.stderr.push(`terminus hook ${event}: ${(e as Error).message.split("\n")[0]}`);
   }
@@ -153,6 +157,8 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
 }
 
 class Handler {
+  /** Something was found but the deadline had passed, so it was dropped. */
+  missedDeadline = false;
   sessionId: string | null;
   cwd: string | null;
   /** Writes that failed: each is a stderr line, and none costs the text handed over. */
@@ -291,6 +297,7 @@ class Handler {
         doc.note = "past the deadline: nothing handed over";
         doc.injected = [];
         text = null;
+        this.missedDeadline = true;
       }
       this.save("the decision log", () => queueDecision(this.dataDir, doc));
       if (text !== null && this.sessionId && st) {

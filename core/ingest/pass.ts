@@ -12,19 +12,21 @@ import {
   type Db,
   openWrite,
   rebuildPending,
+  transaction,
 } from "../store/db.ts";
 import {
   allSessionStates,
   appendSession,
-  beginRun,
-  closeSessions,
-  finishRun,
   markDiverged,
-  recoverWatermarks,
-  resolveContinuations,
-  type RunRow,
   type SessionState,
-} from "../store/archive.ts";
+} from "../store/blocks.ts";
+import { beginRun, finishRun, type RunRow } from "../store/runs.ts";
+import {
+  closeSessions,
+  recoverWatermarks,
+  recoveryDue,
+  resolveContinuations,
+} from "../store/lineage.ts";
 import { rebuildDerived } from "../index/reindex.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
@@ -34,7 +36,6 @@ import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
 import { missingTranscript } from "./missing.ts";
-import { rollback } from "../store/rollback.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 
 export interface PassInput {
@@ -348,8 +349,11 @@ export async function runPass(input: PassInput): Promise<PassResult> {
 async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const now = input.now ?? new Date();
   const t0 = performance.now();
-  const runId = beginRun(db, now.toISOString());
+  const begun = beginRun(db, now.toISOString());
   const pass = new Pass(db, input);
+  for (const at of begun.died) {
+    pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
+  }
   const problems: string[] = [];
   const run: RunRow = {
     startedAt: now.toISOString(),
@@ -365,12 +369,12 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   let excludedOnly = false;
   let onlyFailed = false;
 
-  db.exec("BEGIN IMMEDIATE");
   try {
-    pass.notes.push(...recoverWatermarks(db));
-    db.exec("COMMIT");
+    if (recoveryDue(db)) {
+      await initCodec(); // a lowered stream's trailing block is rewritten
+      pass.notes.push(...transaction(db, () => recoverWatermarks(db)));
+    }
   } catch (e) {
-    rollback(db);
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
@@ -440,15 +444,17 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   run.durationMs = Math.round(performance.now() - t0);
   run.error = pass.errors.length ? pass.errors.join("\n") : null;
   run.notes = pass.notes.length ? pass.notes.join("\n") : null;
-  finishRun(db, runId, run);
+  finishRun(db, begun.id, run);
   if (run.filesCommitted > 0) checkpoint(db);
-  return { ran: true, run, problems, excludedOnly, onlyFailed };
+  // every error the run row records is shown as well, a failed step's included
+  const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
+  return { ran: true, run, problems: shown, excludedOnly, onlyFailed };
 }
 
 async function rebuildDerivedIfStale(db: Db): Promise<string | null> {
   if (!rebuildPending(db)) return null;
   await initCodec();
-  const r = rebuildDerived(db);
-  clearRebuildPending(db);
+  // the mark is cleared in the rebuild's own transaction: a pass killed midway rebuilds again
+  const r = rebuildDerived(db, () => clearRebuildPending(db));
   return `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
 }

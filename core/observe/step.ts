@@ -1,11 +1,11 @@
 /** The pass's observe step, and `observations regenerate`: both read the archived stream. */
-import type { Db } from "../store/db.ts";
+import { type Db, transaction } from "../store/db.ts";
+import { readWholeStream } from "../store/blocks.ts";
 import {
-  readWholeStream,
   rewriteMechanical,
   unobservedClosed,
   writeObservation,
-} from "../store/archive.ts";
+} from "../store/observations_sql.ts";
 import { listObservations, type Visibility } from "../store/query.ts";
 import { OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
@@ -18,19 +18,20 @@ export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   if (targets.length === 0) return notes;
   await initCodec();
   let done = 0;
-  db.exec("BEGIN IMMEDIATE");
-  for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
-    let stream: Uint8Array;
-    try {
-      stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
-    } catch (e) {
-      notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
-      continue;
+  transaction(db, () => {
+    for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
+      let stream: Uint8Array;
+      try {
+        stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
+      } catch (e) {
+        notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
+        continue;
+      }
+      const m = JSON.stringify(observe(stream, t.branch));
+      writeObservation(db, t.sessionNo, now.toISOString(), m);
+      done++;
     }
-    writeObservation(db, t.sessionNo, now.toISOString(), JSON.stringify(observe(stream, t.branch)));
-    done++;
-  }
-  db.exec("COMMIT");
+  });
   if (done > 0) notes.push(`${done} closed session(s) observed`);
   if (targets.length > OBSERVE_PER_PASS) {
     notes.push(
@@ -46,7 +47,12 @@ export interface RegenerateResult {
   notes: string[];
 }
 
+/** Recomputes the selected observations in one transaction: a kill leaves them all as they were. */
 export function regenerate(db: Db, vis: Visibility, since: string | null): RegenerateResult {
+  return transaction(db, () => regenerateAll(db, vis, since));
+}
+
+function regenerateAll(db: Db, vis: Visibility, since: string | null): RegenerateResult {
   const rows = listObservations(db, vis, since);
   const out: RegenerateResult = { selected: rows.length, regenerated: 0, notes: [] };
   for (const r of rows) {

@@ -9,6 +9,7 @@ import { loadConfig } from "../config.ts";
 import { VERSION } from "../constants.ts";
 import { join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
+import { IN_FLIGHT_NOTE } from "../store/runs.ts";
 import { type Locations, locations, SETUP_HOOK_EVENTS, shellLine, shellWord } from "./locations.ts";
 import { examineLink, launcherNames, linkedVersion, runningProgram } from "./placement.ts";
 import { examineHooks, readSettings } from "./settings.ts";
@@ -283,7 +284,9 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
         const run = "row" in got ? got.row : null;
         if ("failure" in got) r.last_run = problem(`the runs table cannot be read: ${got.failure}`);
         else if (run === null) r.last_run = note("no archive pass has run yet");
-        else if (run.filesFailed > 0 || run.error) {
+        else if (run.inFlight) {
+          r.last_run = note(`the last pass (${run.startedAt}): ${IN_FLIGHT_NOTE}`);
+        } else if (run.filesFailed > 0 || run.error) {
           const first = run.error ? `: ${run.error.split("\n")[0]}` : "";
           r.last_run = problem(
             `the last run (${run.startedAt}) failed ${run.filesFailed} file(s)${first}; terminus status has the detail, and this stays a problem until a later run records no failure`,
