@@ -318,6 +318,10 @@ Deno.test("messages name the real cause", async (t) => {
     const j = await w.run(["status", "--json"], { env });
     assert.equal(j.code, 1);
     assert.equal(JSON.parse(j.out).ok, false);
+    const d = JSON.parse((await w.run(["doctor", "--json"], { env })).out).data;
+    assert.equal(d.data_directory.state, "problem");
+    assert.doesNotMatch(d.store.finding, /creates it/, d.store.finding);
+    assert.doesNotMatch(d.last_run.finding, /no archive pass has run yet/, d.last_run.finding);
   });
 });
 
