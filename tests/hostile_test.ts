@@ -34,6 +34,7 @@ import {
 } from "./inject_helpers.ts";
 import { shellWord } from "../core/setup/locations.ts";
 import { MCP_MESSAGE_MAX_BYTES } from "../core/constants.ts";
+import { leadingId, LineSplitter } from "../mcp/stdio.ts";
 
 /** U+0080–U+009F: a terminal may act on these (U+009B is a one-character CSI). */
 function rawC1(s: string): string[] {
@@ -318,6 +319,10 @@ Deno.test("messages name the real cause", async (t) => {
     const j = await w.run(["status", "--json"], { env });
     assert.equal(j.code, 1);
     assert.equal(JSON.parse(j.out).ok, false);
+    const d = JSON.parse((await w.run(["doctor", "--json"], { env })).out).data;
+    assert.equal(d.data_directory.state, "problem");
+    assert.doesNotMatch(d.store.finding, /creates it/, d.store.finding);
+    assert.doesNotMatch(d.last_run.finding, /no archive pass has run yet/, d.last_run.finding);
   });
 });
 
@@ -471,6 +476,18 @@ Deno.test("a rewritten transcript is noticed, noted in status and archived again
     assertSameBytes(s.get(`${key}#4`), regrown, "lineage 4");
   });
 
+  await t.step("export writes each lineage as a .jsonl file of its own", async () => {
+    const out = join(w.sb.dir, "exported");
+    const r = await w.run(["export", out]);
+    assert.equal(r.code, 0, r.err);
+    const files = [...Deno.readDirSync(out)].map((e) => e.name).sort();
+    const base = key.slice(0, -".jsonl".length);
+    for (const n of ["", "#2", "#3", "#4"]) {
+      assert.ok(files.includes(`${base}${n}.jsonl`), files.join());
+    }
+    assertSameBytes(await Deno.readFile(join(out, `${base}#2.jsonl`)), same, "lineage 2 exported");
+  });
+
   await t.step("an unchanged file and a plain append stay one lineage", async () => {
     const before = await streams();
     await ingest(w);
@@ -574,4 +591,26 @@ Deno.test("a data directory whose state and queue cannot be written still hands 
   } finally {
     lock.release();
   }
+});
+
+Deno.test("mcp line splitter: any chunking gives the same lines, and an oversized line is skipped to its newline", () => {
+  const enc = new TextEncoder();
+  const lines = ["a", "", "bb", "x".repeat(40), "ccc", "y".repeat(15), "dd"];
+  const stream = enc.encode(lines.join("\n") + "\n");
+  const rand = prng(5);
+  for (let round = 0; round < 200; round++) {
+    const split = new LineSplitter(16);
+    const got: string[] = [];
+    for (let at = 0; at < stream.length;) {
+      const n = 1 + Math.floor(rand() * 12);
+      for (const e of split.push(stream.slice(at, at + n))) {
+        got.push("line" in e ? new TextDecoder().decode(e.line) : `too large: ${e.tooLarge}`);
+      }
+      at += n;
+    }
+    assert.deepEqual(got, ["a", "", "bb", "too large: 40", "ccc", "y".repeat(15), "dd"]);
+  }
+  assert.equal(leadingId(enc.encode('{"jsonrpc":"2.0","id":7,"method":"x","params":{')), 7);
+  assert.equal(leadingId(enc.encode('{"method":"x","id":"a-1","params":{')), "a-1");
+  assert.equal(leadingId(enc.encode('{"params":{"id":3},"id":4')), null);
 });

@@ -5,7 +5,7 @@
  */
 import { dirname, join } from "../posix.ts";
 import type { Config } from "../config.ts";
-import { DIR_MODE, FILE_MODE } from "../constants.ts";
+import { DIR_MODE, FILE_MODE, LINEAGE_MARK } from "../constants.ts";
 import { canonicalJson } from "../output.ts";
 import type { Db } from "../store/db.ts";
 import {
@@ -74,6 +74,9 @@ export function destinationRefusal(dest: string): string | null {
  * plain relative path is flattened.
  */
 export function exportFileFor(sessionKey: string): string {
+  // a rewritten transcript's later lineage, `<name>.jsonl#2`, is still a .jsonl file
+  const lineage = new RegExp(`^(.*)\\.jsonl(${LINEAGE_MARK}\\d+)$`).exec(sessionKey);
+  if (lineage) return exportFileFor(`${lineage[1]}${lineage[2]}.jsonl`);
   const rel = sessionKey.startsWith("/") ? OUTSIDE + sessionKey : sessionKey;
   const segs = rel.split("/");
   if (segs.some((s) => s === "" || s === "." || s === "..") || rel === MANIFEST) {

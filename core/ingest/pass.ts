@@ -202,9 +202,12 @@ class Pass {
     if (before.length !== t.len || tailHash(before) !== t.hash) {
       return `was rewritten: its bytes before ${offset} are not the ones archived`;
     }
-    const seen = { ...t, size, mtimeMs };
-    putTail(this.db, seen);
-    this.tails.set(state.sessionNo, seen);
+    // unchanged: remember this look, unless the new bytes' commit is about to record a tail
+    if (size === offset) {
+      const seen = { ...t, size, mtimeMs };
+      putTail(this.db, seen);
+      this.tails.set(state.sessionNo, seen);
+    }
     return null;
   }
 

@@ -265,7 +265,11 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
     }
     const store = storePath(data);
     const p = isDir ? probeStore(store) : { kind: "absent" as const };
-    if (p.kind === "absent" || p.kind === "empty") {
+    if (!isDir && r.data_directory?.state === "problem") {
+      // no pass can create a store in a data directory that is a file or cannot be read
+      r.store = unknown(`no store can be kept at ${store} until the data directory is fixed`);
+      r.last_run = unknown("no archive pass can run until the data directory is fixed");
+    } else if (p.kind === "absent" || p.kind === "empty") {
       r.store = note(`no store yet at ${store}; the first archive pass creates it`);
       r.last_run = note("no archive pass has run yet");
     } else if (p.kind !== "ok") {
