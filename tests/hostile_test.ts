@@ -551,6 +551,16 @@ Deno.test("a data directory whose state and queue cannot be written still hands 
 
     const state = join(sb.data, "state");
     const queue = join(sb.data, "queue");
+    const filesInTheWay = async () => {
+      const start = await ask()("SessionStart");
+      assert.equal(start.code, 0);
+      assert.ok(additionalContext(start, "SessionStart"), `no brief: ${start.err}`);
+      assert.ok(start.errLines.some((l) => /the session state could not be written/.test(l)));
+      const prompt = await ask()("UserPromptSubmit");
+      assert.equal(prompt.code, 0);
+      assert.ok(additionalContext(prompt, "UserPromptSubmit"), `no recall: ${prompt.err}`);
+      assert.ok(prompt.errLines.some((l) => /the decision log could not be written/.test(l)));
+    };
     await t.step("state and queue are files, not folders", async () => {
       await Deno.remove(state, { recursive: true }).catch(() => {});
       await Deno.remove(queue, { recursive: true }).catch(() => {});
@@ -563,16 +573,6 @@ Deno.test("a data directory whose state and queue cannot be written still hands 
         await Deno.remove(queue);
       }
     });
-    async function filesInTheWay() {
-      const start = await ask()("SessionStart");
-      assert.equal(start.code, 0);
-      assert.ok(additionalContext(start, "SessionStart"), `no brief: ${start.err}`);
-      assert.ok(start.errLines.some((l) => /the session state could not be written/.test(l)));
-      const prompt = await ask()("UserPromptSubmit");
-      assert.equal(prompt.code, 0);
-      assert.ok(additionalContext(prompt, "UserPromptSubmit"), `no recall: ${prompt.err}`);
-      assert.ok(prompt.errLines.some((l) => /the decision log could not be written/.test(l)));
-    }
 
     await t.step("a read-only data directory", async () => {
       await Deno.chmod(sb.data, 0o500);
