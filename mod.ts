@@ -7,6 +7,7 @@ import type { Command, Parsed } from "./commands/types.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { UsageError } from "./core/errors.ts";
+import { Progress, type ProgressFactory } from "./core/progress.ts";
 import { type Chunk, escapeControls, type Outcome, outcome, render } from "./core/output.ts";
 
 const encoder = new TextEncoder();
@@ -20,6 +21,12 @@ function write(stream: typeof Deno.stdout, chunks: Chunk[]): void {
     }
   }
 }
+
+/** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
+const terminalProgress: ProgressFactory = (label, total, unit) =>
+  new Progress(label, total, unit, (line) => {
+    write(Deno.stderr, [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
+  });
 
 function misuse(message: string): never {
   write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usageText()]);
@@ -102,7 +109,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let result: Outcome;
   try {
-    result = await cmd.run(processContext(), parsed);
+    const ctx = processContext();
+    if (!parsed.json && cmd.name !== "hook" && cmd.name !== "mcp" && Deno.stderr.isTerminal()) {
+      ctx.progress = terminalProgress;
+    }
+    result = await cmd.run(ctx, parsed);
   } catch (e) {
     if (e instanceof UsageError) misuse(e.message);
     result = outcome(cmd.name, cmd.empty(parsed), {

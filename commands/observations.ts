@@ -120,7 +120,7 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
     await initCodec();
     const { db } = openWrite(r.store);
     try {
-      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
+      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress);
       return outcome("observations regenerate", { since, ...res }, {
         warnings: res.notes,
         counts: [`${res.selected} selected, ${res.regenerated} regenerated`],

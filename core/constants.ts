@@ -77,6 +77,8 @@ export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
 /** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
 export const PASS_DEBOUNCE_MS = 3_000;
+/** Progress lines on a terminal are redrawn at most this often (10 a second). */
+export const PROGRESS_REDRAW_MS = 100;
 
 /** Snapshots. */
 export const SNAPSHOT_INTERVAL_HOURS_DEFAULT = 24;
@@ -106,6 +108,8 @@ export const SQLITE_LOCK_BYTE_OFFSET = 0x40000000;
  * linux x86_64 machine), rounded down. MB here is 10^6 bytes, as the bench reports it.
  */
 export const BACKFILL_RATE_MB_S = 11;
+/** A pass that read less than this says little about the rate (start-up dominates it). */
+export const RATE_SAMPLE_MIN_BYTES = 8 * 1_000_000;
 
 /** `terminus data move`: the filesystem types /proc/self/mountinfo names for a network mount. */
 export const NETWORK_FS_TYPES = [

@@ -3,6 +3,7 @@
  * directory the person typed the command in.
  */
 import { type Env, processEnv } from "./paths.ts";
+import type { ProgressFactory } from "./progress.ts";
 
 export interface Context {
   env: Env;
@@ -10,6 +11,8 @@ export interface Context {
   cwd: string;
   /** The path of the program's entry (for starting itself detached). */
   self: string[];
+  /** Progress for long work, when a person is watching a terminal; absent otherwise. */
+  progress?: ProgressFactory;
 }
 
 export function processContext(): Context {

@@ -2,6 +2,7 @@
  * Rebuilding the derived tables from the archived blocks, with the same turn ids. An evicted
  * session has no blocks, so its rows are carried across untouched.
  */
+import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
 import { readCheckedStream } from "../store/blocks.ts";
 import {
@@ -51,16 +52,22 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
  * runs inside the same transaction (the pass clears its rebuild-pending mark there).
  * Caller holds the ingest lock.
  */
-export function rebuildDerived(db: Db, also?: () => void): RebuildResult {
+export function rebuildDerived(
+  db: Db,
+  also?: () => void,
+  progress?: ProgressFactory,
+): RebuildResult {
   return transaction(db, () => {
     const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
     const targets = rebuildTargets(db);
+    const shown = progress?.("reindexing", targets.length, "sessions");
     // A contentless FTS5 table cannot take a deleted row's tokens out of its BM25 totals, so
     // row-by-row rebuilding would skew every later score. With no evicted session (whose
     // search rows are the only copy left) the index is emptied whole and refilled instead.
     const wholesale = !targets.some((t) => t.evicted);
     if (wholesale) clearSearchIndex(db);
     for (const t of targets) {
+      shown?.add(1);
       if (t.evicted) {
         out.preserved++;
         continue;
@@ -73,6 +80,7 @@ export function rebuildDerived(db: Db, also?: () => void): RebuildResult {
         out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
       }
     }
+    shown?.finish();
     also?.();
     return out;
   });

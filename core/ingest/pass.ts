@@ -44,6 +44,7 @@ import { tryIngestLock } from "./lock.ts";
 import { missingTranscript } from "./missing.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 import { rollback } from "../store/rollback.ts";
+import type { ProgressFactory } from "../progress.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -54,6 +55,8 @@ export interface PassInput {
   now?: Date;
   /** Extra whole-tree steps (observe, retention, snapshot) run after closing. */
   afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
+  /** Bytes archived of those waiting, for a person watching a terminal. */
+  progress?: ProgressFactory;
 }
 
 export interface AfterCloseContext {
@@ -306,6 +309,18 @@ class Pass {
   }
 
   /** Archives the files in order, one transaction each, reporting each file's outcome. */
+  /** The bytes past the watermarks, for progress (one stat per file). */
+  waiting(files: Found[]): number {
+    let n = 0;
+    for (const f of files) {
+      try {
+        const size = Deno.statSync(f.path).size;
+        n += Math.max(0, size - (this.states.get(this.keyOf(f).sessionKey)?.offset ?? 0));
+      } catch { /* it is reported when it is archived */ }
+    }
+    return n;
+  }
+
   async archiveAll(
     files: Found[],
     done: (f: Found, r: FileOutcome | Error) => void,
@@ -463,7 +478,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
 
   run.filesSeen = files.length;
+  const progress = input.progress
+    ? input.progress("archiving", pass.waiting(files), "bytes")
+    : null;
   await pass.archiveAll(files, (f, r) => {
+    if (!(r instanceof Error)) progress?.add(r.bytesRead);
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
@@ -482,6 +501,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     run.bytesRead += r.bytesRead;
     run.turnsAdded += r.turnsAdded;
   });
+  progress?.finish();
   if (excludedCount > 0 && !input.only) {
     pass.notes.push(
       `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,
