@@ -7,7 +7,7 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 2;
+export const DERIVED_SCHEMA = 3;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;

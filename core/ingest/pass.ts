@@ -16,8 +16,9 @@ import {
   checkpoint,
   clearRebuildPending,
   type Db,
+  DERIVED_SHAPE_SINCE,
   openWrite,
-  rebuildPending,
+  rebuildPendingFrom,
   transaction,
 } from "../store/db.ts";
 import {
@@ -534,9 +535,19 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
 }
 
 async function rebuildDerivedIfStale(db: Db): Promise<string | null> {
-  if (!rebuildPending(db)) return null;
+  const from = rebuildPendingFrom(db);
+  if (from === null) return null;
   await initCodec();
   // the mark is cleared in the rebuild's own transaction: a pass killed midway rebuilds again
   const r = rebuildDerived(db, () => clearRebuildPending(db));
-  return `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  let note =
+    `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  if (r.preserved > 0 && from < DERIVED_SHAPE_SINCE.turns_fts) {
+    // a contentless index cannot hand its rows over to a new one
+    note +=
+      `; ${r.preserved} evicted session(s) kept their rows, but not their search index rows, so search no longer finds them`;
+  } else if (r.preserved > 0) {
+    note += `; ${r.preserved} evicted session(s) kept their rows as they were`;
+  }
+  return note;
 }
