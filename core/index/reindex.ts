@@ -14,6 +14,13 @@ import {
 } from "../store/archive.ts";
 import { isTurn, parseLine } from "../transcript/records.ts";
 import { deriveTurn } from "./derive.ts";
+import {
+  clearTitlesFillPending,
+  replaceTranscriptTitles,
+  titleFillTargets,
+  type TranscriptTitles,
+} from "../store/sessions_sql.ts";
+import { emptyTitles, noteTitle } from "../sessions/titles.ts";
 
 export interface RebuildResult {
   sessions: number;
@@ -22,8 +29,15 @@ export interface RebuildResult {
   skipped: { session_key: string; reason: string }[];
 }
 
-/** Derives every turn row of one session's stream, in byte order. */
-export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[] {
+/**
+ * Derives every turn row of one session's stream, in byte order; with `titles`, also notes
+ * the titles the stream's records carry.
+ */
+export function deriveStream(
+  stream: Uint8Array,
+  sidecar: boolean,
+  titles?: TranscriptTitles,
+): DerivedRows[] {
   const rows: DerivedRows[] = [];
   let start = 0;
   let seq = 0;
@@ -32,6 +46,7 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
     if (nl < 0) nl = stream.length;
     const line = stream.subarray(start, nl);
     const rec = parseLine(line);
+    if (rec && titles) noteTitle(titles, rec);
     if (rec && isTurn(rec)) {
       rows.push(
         deriveTurn({ rec, streamOffset: start, byteLen: line.length, turnSeq: seq++, sidecar }),
@@ -57,8 +72,9 @@ export function rebuildDerived(db: Db): RebuildResult {
       continue;
     }
     let rows: DerivedRows[];
+    const titles = emptyTitles();
     try {
-      rows = deriveStream(readWholeStream(db, t.sessionNo), t.sidecar);
+      rows = deriveStream(readWholeStream(db, t.sessionNo), t.sidecar, titles);
     } catch (e) {
       const lost = wholesale ? "; its search rows could not be rebuilt" : "";
       out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
@@ -68,6 +84,7 @@ export function rebuildDerived(db: Db): RebuildResult {
     try {
       deleteDerived(db, t.sessionNo);
       writeDerived(db, t.sessionNo, rows);
+      replaceTranscriptTitles(db, t.sessionNo, titles);
       setTurnCount(db, t.sessionNo, rows.length);
       db.exec("COMMIT");
     } catch (e) {
@@ -79,4 +96,41 @@ export function rebuildDerived(db: Db): RebuildResult {
     out.turns += rows.length;
   }
   return out;
+}
+
+/**
+ * Reads the titles of every session that still has blocks, for a store made before titles
+ * were kept. Evicted sessions have nothing left to read them from. Caller holds the ingest lock.
+ */
+export function fillTitles(db: Db): { sessions: number; skipped: number } {
+  let sessions = 0;
+  let skipped = 0;
+  for (const t of titleFillTargets(db)) {
+    const titles = emptyTitles();
+    try {
+      const stream = readWholeStream(db, t.sessionNo);
+      let start = 0;
+      while (start < stream.length) {
+        let nl = stream.indexOf(0x0a, start);
+        if (nl < 0) nl = stream.length;
+        const rec = parseLine(stream.subarray(start, nl));
+        if (rec) noteTitle(titles, rec);
+        start = nl + 1;
+      }
+    } catch {
+      skipped++; // damaged blocks: verify's to report; the session simply has no title yet
+      continue;
+    }
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      replaceTranscriptTitles(db, t.sessionNo, titles);
+      db.exec("COMMIT");
+    } catch (e) {
+      db.exec("ROLLBACK");
+      throw e;
+    }
+    sessions++;
+  }
+  clearTitlesFillPending(db);
+  return { sessions, skipped };
 }

@@ -25,7 +25,8 @@ import {
   type RunRow,
   type SessionState,
 } from "../store/archive.ts";
-import { rebuildDerived } from "../index/reindex.ts";
+import { fillTitles, rebuildDerived } from "../index/reindex.ts";
+import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
@@ -198,6 +199,7 @@ class Pass {
         captureMode: mode,
       },
       derived: d.derived,
+      titles: d.titles,
     });
     // keep the in-memory view current for files that share a key later in this pass
     this.states.set(key.sessionKey, {
@@ -292,6 +294,8 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
+  const titled = await fillTitlesIfPending(db);
+  if (titled) pass.notes.push(titled);
   pass.states = allSessionStates(db);
 
   let files: Found[];
@@ -358,6 +362,16 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   finishRun(db, runId, run);
   if (run.filesCommitted > 0) checkpoint(db);
   return { ran: true, run, problems, excludedOnly, onlyFailed };
+}
+
+/** A store made before titles were kept reads them once from its blocks. */
+async function fillTitlesIfPending(db: Db): Promise<string | null> {
+  if (!titlesFillPending(db)) return null;
+  await initCodec();
+  const r = fillTitles(db);
+  return `titles read for ${r.sessions} session(s) archived before titles were kept${
+    r.skipped ? `; ${r.skipped} could not be read` : ""
+  }`;
 }
 
 async function rebuildDerivedIfStale(db: Db): Promise<string | null> {

@@ -6,6 +6,7 @@ import type { Db } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
+import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
 
 export interface SessionState {
   sessionNo: number;
@@ -119,6 +120,8 @@ export interface AppendArgs {
   offset: number;
   meta: MetaUpdate;
   derived: DerivedRows[];
+  /** Titles the new lines carry; absent writes none. */
+  titles?: TranscriptTitles;
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
@@ -264,6 +267,7 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
          offset = excluded.offset, stream_len = excluded.stream_len`,
     ).run(no, m.transcriptPath, a.offset, newLen);
     writeDerived(db, no, a.derived);
+    if (a.titles) writeTranscriptTitles(db, no, a.titles);
     db.exec("COMMIT");
     return { sessionNo: no, turnsAdded: a.derived.length };
   } catch (e) {

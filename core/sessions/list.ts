@@ -1,0 +1,89 @@
+/**
+ * A session as `terminus sessions` presents it: the stored row plus its number, title,
+ * tags, duration and the command that resumes it in Claude Code.
+ */
+import { basename } from "../posix.ts";
+import type { SessionRow } from "../store/query.ts";
+import { day, durationText, secondsBetween } from "../time.ts";
+import { chooseTitle, foldCut, type TitleSource } from "./titles.ts";
+import { TITLE_PROMPT_CHARS } from "../constants.ts";
+
+export interface SessionView {
+  session_key: string;
+  session_no: number;
+  session_id: string | null;
+  project: string | null;
+  project_pre_worktree: string | null;
+  branch: string | null;
+  first_turn_at: string | null;
+  last_turn_at: string | null;
+  turns: number;
+  watermark: number | null;
+  sidecar: boolean;
+  evicted: boolean;
+  title: string | null;
+  title_source: TitleSource | null;
+  name: string | null;
+  tags: string[];
+  duration_seconds: number | null;
+  resume: string | null;
+}
+
+/** A path as one shell word: bare when it is plain, single-quoted otherwise. */
+export function shellWord(s: string): string {
+  return /^[A-Za-z0-9_./@%+=:,-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * `cd <dir> && claude --resume <uuid>`. Claude Code finds a transcript under the directory the
+ * session ran in, so that directory (its first cwd) is used, falling back to the project. A
+ * subagent's sidecar cannot be resumed on its own.
+ */
+export function resumeCommand(r: SessionRow): string | null {
+  if (r.sidecar || !r.session_id) return null;
+  const dir = r.cwd ?? r.project;
+  if (!dir) return null;
+  return `cd ${shellWord(dir)} && claude --resume ${r.session_id}`;
+}
+
+export function viewOf(r: SessionRow): SessionView {
+  const t = chooseTitle(r);
+  return {
+    session_key: r.session_key,
+    session_no: r.session_no,
+    session_id: r.session_id,
+    project: r.project,
+    project_pre_worktree: r.project_pre_worktree,
+    branch: r.branch,
+    first_turn_at: r.first_turn_at,
+    last_turn_at: r.last_turn_at,
+    turns: r.turns,
+    watermark: r.watermark,
+    sidecar: r.sidecar,
+    evicted: r.evicted,
+    title: t.title,
+    title_source: t.source,
+    name: r.name,
+    tags: r.tags,
+    duration_seconds: secondsBetween(r.first_turn_at, r.last_turn_at),
+    resume: resumeCommand(r),
+  };
+}
+
+/** One listing line: number, day, title, file, turns, project, branch, tags, marks, duration. */
+export function listingLine(v: SessionView): string {
+  const parts = [
+    `#${v.session_no}`,
+    day(v.first_turn_at),
+    v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS),
+    basename(v.session_key),
+    `${v.turns} turn(s)`,
+    v.project ?? "-",
+    v.branch ?? "-",
+  ];
+  if (v.tags.length) parts.push(v.tags.map((t) => `+${t}`).join(" "));
+  if (v.sidecar) parts.push("(subagent)");
+  if (v.evicted) parts.push("(evicted)");
+  parts.push(durationText(v.duration_seconds));
+  return parts.join("  ") + "\n";
+}
