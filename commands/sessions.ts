@@ -90,7 +90,10 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
     if (!scope.ok) {
       return outcome("sessions", { sessions: [] }, { reason: scope.reason, warnings: o.warnings });
     }
-    const views = listSessions(o.db, scope.vis, { since, until, limit, tags }).map(viewOf);
+    const filter = egress(o.r.cfg.privacy.redactRecall);
+    const views = listSessions(o.db, scope.vis, { since, until, limit, tags }).map((r) =>
+      viewOf(r, filter)
+    );
     return outcome("sessions", { sessions: views }, {
       human: views.map(listingLine),
       warnings: o.warnings,

@@ -46,8 +46,10 @@ export function resumeCommand(r: SessionRow): string | null {
   return `cd ${shellWord(dir)} && claude --resume ${r.session_id}`;
 }
 
-export function viewOf(r: SessionRow): SessionView {
+/** `filter` is the egress filter: a title is archived text like any other. */
+export function viewOf(r: SessionRow, filter: (s: string) => string = (s) => s): SessionView {
   const t = chooseTitle(r);
+  if (t.title !== null) t.title = filter(t.title);
   return {
     session_key: r.session_key,
     session_no: r.session_no,
@@ -63,7 +65,7 @@ export function viewOf(r: SessionRow): SessionView {
     evicted: r.evicted,
     title: t.title,
     title_source: t.source,
-    name: r.name,
+    name: r.name === null ? null : filter(r.name),
     tags: r.tags,
     duration_seconds: secondsBetween(r.first_turn_at, r.last_turn_at),
     resume: resumeCommand(r),

@@ -5,7 +5,7 @@
 import type { Db } from "../store/db.ts";
 import { readWholeStream } from "../store/archive.ts";
 import { listSessions, type Visibility } from "../store/query.ts";
-import { redactLine } from "../egress.ts";
+import { egress, redactLine } from "../egress.ts";
 import { type Rec } from "../transcript/records.ts";
 import { type SessionView, viewOf } from "./list.ts";
 import type { SubagentLink } from "./conversation.ts";
@@ -41,10 +41,11 @@ export function loadSession(
   vis: Visibility,
   redacting: boolean,
 ): LoadedSession {
-  const view = viewOf(row);
+  const filter = egress(redacting);
+  const view = viewOf(row, filter);
   const records = row.evicted ? [] : parseStream(readWholeStream(db, row.session_no), redacting);
   const subagents = listSessions(db, vis, { parentKey: row.session_key })
-    .map(viewOf)
+    .map((r) => viewOf(r, filter))
     .sort((a, b) =>
       (a.first_turn_at ?? "\uffff").localeCompare(b.first_turn_at ?? "\uffff") ||
       a.session_no - b.session_no
