@@ -452,7 +452,7 @@ Deno.test("sessions name/tag/untag: rules, --tag filter, bad input changes nothi
   );
 });
 
-Deno.test("names and tags survive reindex, evict, compact and data move; delete takes them; usage counts them", async () => {
+Deno.test("names and tags survive a snapshot, reindex, evict, compact and data move; delete takes them; usage counts them", async () => {
   const f = await fixture();
   await using _ = f.w;
   const no = String(await numberOf(f, `${SID}.jsonl`));
@@ -468,6 +468,25 @@ Deno.test("names and tags survive reindex, evict, compact and data move; delete 
   };
   const usage = async () => (await f.w.json(["usage"], f.at)).data as Record<string, unknown>;
   assert.deepEqual((await usage()).handles, { named: 1, tagged: 2, tags: 3 });
+
+  // a snapshot taken now carries them
+  const snaps = join(f.w.sb.data, "snapshots");
+  await Deno.remove(snaps, { recursive: true }).catch(() => {});
+  await ingest(f.w);
+  const [snap] = [...Deno.readDirSync(snaps)].map((e) => join(snaps, e.name));
+  const sdb = new DatabaseSync(snap, { readOnly: true });
+  try {
+    assert.deepEqual(
+      sdb.prepare("SELECT name FROM session_names").all().map((r) => r.name),
+      ["kept name"],
+    );
+    assert.equal(
+      (sdb.prepare("SELECT count(*) AS n FROM session_tags").get() as { n: number }).n,
+      3,
+    );
+  } finally {
+    sdb.close();
+  }
 
   assert.equal((await f.w.run(["reindex"], f.at)).code, 0);
   await check("after reindex");
