@@ -558,3 +558,44 @@ Deno.test("a store made before titles and names: readers cope, the next pass add
   assert.match(JSON.stringify(st.data), /titles read for 4 session\(s\)/);
   assert.equal((await f.w.run(["sessions", "tag", "1", "now-works"], f.at)).code, 0);
 });
+
+Deno.test("search matches a session's title and says so; every hit carries its session's number and title", async () => {
+  const f = await fixture();
+  await using _ = f.w;
+  const no = await numberOf(f, `${SID}.jsonl`);
+  type Hit = {
+    turn_id: number;
+    session_no: number;
+    title: string | null;
+    matched_on: { kind: string; value: string }[];
+    excerpt: string;
+  };
+  const hits = async (...words: string[]) =>
+    (await f.w.json(["search", ...words], f.at)).data.hits as Hit[];
+  // "found" is in no turn, only in the /rename title
+  const found = await hits("budget", "found");
+  assert.equal(found.length, 1);
+  assert.equal(found[0].session_no, no);
+  assert.equal(found[0].title, "Retry budget, found");
+  assert.deepEqual(found[0].matched_on, [{ kind: "title", value: "Retry budget, found" }]);
+  const human = await f.w.run(["search", "budget", "found"], f.at);
+  assert.match(human.out, /^ {4}title: Retry budget, found$/m);
+  // a name set with `sessions name` is searchable at once, and outranks the turns
+  await f.w.run(["sessions", "name", String(no), "zebra crossing"], f.at);
+  const zebra = await hits("zebra");
+  assert.deepEqual(zebra.map((h) => h.session_no), [no]);
+  const mixed = await hits("budget");
+  assert.ok(mixed.length > 1);
+  assert.ok(mixed.every((h) => h.title !== null && typeof h.session_no === "number"));
+  // a filter that no title can meet leaves titles out
+  assert.deepEqual(
+    await f.w.json(["search", "zebra", "--tool", "Bash"], f.at).then((e) =>
+      (e.data as { hits: Hit[] }).hits
+    ),
+    [],
+  );
+  // the first prompt is found as the turn it is, not a second time as a title
+  const plain = await hits("plain", "session", "whose");
+  assert.equal(plain.length, 1);
+  assert.ok(plain[0].matched_on.every((m) => m.kind !== "title"));
+});

@@ -181,3 +181,64 @@ export function tagsWhere(tags: string[]): { sql: string; params: string[] } {
     params: tags,
   };
 }
+
+/** Title facts (name and transcript titles) of these sessions, keyed by number. */
+export function titleFactsOf(
+  db: Db,
+  sessionNos: number[],
+): Map<
+  number,
+  {
+    name: string | null;
+    custom_title: string | null;
+    ai_title: string | null;
+    summary: string | null;
+    first_prompt: string | null;
+  }
+> {
+  const out = new Map();
+  if (sessionNos.length === 0 || !hasSessionTables(db)) return out;
+  const rows = db.prepare(
+    `SELECT s.session_no AS no, nm.name AS name, ti.custom_title AS custom_title,
+       ti.ai_title AS ai_title, ti.summary AS summary, ti.first_prompt AS first_prompt
+     FROM sessions s LEFT JOIN session_names nm ON nm.session_no = s.session_no
+       LEFT JOIN session_titles ti ON ti.session_no = s.session_no
+     WHERE s.session_no IN (${sessionNos.map(() => "?").join(",")})`,
+  ).all(...sessionNos) as Record<string, unknown>[];
+  for (const r of rows) {
+    const { no, ...facts } = r;
+    out.set(no as number, facts);
+  }
+  return out;
+}
+
+/**
+ * Visible sessions any of whose titles holds `word` (case-insensitive): the cheap first cut
+ * of a title search; the caller checks every word against the title the session shows.
+ * `visible` is a WHERE fragment over session_meta `m` and sessions `s`.
+ */
+export function sessionsWithTitleWord(
+  db: Db,
+  visible: { sql: string; params: string[] },
+  word: string,
+): number[] {
+  if (!hasSessionTables(db)) return [];
+  const like = `%${word.toLowerCase().replace(/[\\%_]/g, (c) => "\\" + c)}%`;
+  const cols = ["nm.name", "ti.custom_title", "ti.ai_title", "ti.summary"];
+  return (db.prepare(
+    `SELECT s.session_no AS no FROM sessions s
+       LEFT JOIN session_meta m ON m.session_no = s.session_no
+       LEFT JOIN session_names nm ON nm.session_no = s.session_no
+       LEFT JOIN session_titles ti ON ti.session_no = s.session_no
+     WHERE ${visible.sql} AND (${cols.map((c) => `lower(${c}) LIKE ? ESCAPE '\\'`).join(" OR ")})
+     ORDER BY s.session_no`,
+  ).all(...visible.params, ...cols.map(() => like)) as { no: number }[]).map((r) => r.no);
+}
+
+/** The first turn of a session (its lowest turn id), or null when it has none. */
+export function firstTurnId(db: Db, sessionNo: number): number | null {
+  const r = db.prepare("SELECT min(id) AS id FROM turns WHERE session_no = ?").get(sessionNo) as {
+    id: number | null;
+  };
+  return r.id;
+}
