@@ -8,23 +8,11 @@ import { day, durationText, secondsBetween } from "../time.ts";
 import { chooseTitle, foldCut, type TitleSource } from "./titles.ts";
 import { TITLE_PROMPT_CHARS } from "../constants.ts";
 
-export interface SessionView {
-  session_key: string;
-  session_no: number;
-  session_id: string | null;
-  project: string | null;
-  project_pre_worktree: string | null;
-  branch: string | null;
-  first_turn_at: string | null;
-  last_turn_at: string | null;
-  turns: number;
-  watermark: number | null;
-  sidecar: boolean;
-  evicted: boolean;
+/** The stored row, less the raw title facts, plus what a person reads off it. */
+export interface SessionView
+  extends Omit<SessionRow, "cwd" | "custom_title" | "ai_title" | "summary" | "first_prompt"> {
   title: string | null;
   title_source: TitleSource | null;
-  name: string | null;
-  tags: string[];
   duration_seconds: number | null;
   resume: string | null;
 }
