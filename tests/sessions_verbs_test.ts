@@ -599,3 +599,21 @@ Deno.test("search matches a session's title and says so; every hit carries its s
   assert.equal(plain.length, 1);
   assert.ok(plain[0].matched_on.every((m) => m.kind !== "title"));
 });
+
+Deno.test("a session opened with a slash command is titled by it; a harness-written record is not a title", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const sid = "a0000000-0000-4000-8000-00000000000a";
+  const t = new Transcript({ sessionId: sid, cwd: alpha, start: "2026-03-05T08:00:00.000Z" });
+  t.user("<local-command-caveat>Caveat: the messages below were generated</local-command-caveat>");
+  t.user(
+    "<command-message>review</command-message>\n<command-name>/review</command-name>\n<command-args>PR 12</command-args>",
+  );
+  t.user("# /review\n\nExpanded skill text", { isMeta: true });
+  t.user("and then a typed prompt");
+  await put(w, t);
+  await ingest(w);
+  const views = (await w.json(["sessions"], { cwd: alpha })).data.sessions as View[];
+  assert.equal(views[0].title, "/review PR 12");
+  assert.equal(views[0].title_source, "prompt");
+});

@@ -9,6 +9,7 @@ import {
   isTyped,
   messageText,
   type Rec,
+  slashCommand,
   str,
 } from "../transcript/records.ts";
 import { SHOW_ARG_CHARS } from "../constants.ts";
@@ -94,21 +95,6 @@ export function foldResult(text: string, isError: boolean, max: number | null): 
     folded,
     is_error: isError,
   };
-}
-
-const COMMAND_NAME = /<command-name>([^<]*)<\/command-name>/;
-const COMMAND_ARGS = /<command-args>([^<]*)<\/command-args>/;
-
-/** A slash command the person typed, as `/name args`, from the record the harness wrote. */
-function slashCommand(rec: Rec): string | null {
-  if (rec.type !== "user") return null;
-  const text = messageText(rec);
-  if (!text) return null;
-  const m = COMMAND_NAME.exec(text);
-  if (!m) return null;
-  const args = COMMAND_ARGS.exec(text)?.[1]?.trim();
-  const name = m[1].trim();
-  return (name.startsWith("/") ? name : `/${name}`) + (args ? ` ${args}` : "");
 }
 
 export interface SubagentLink {

@@ -4,7 +4,7 @@
  * generated ai-title or summary record, then the first prompt they typed, cut short.
  * Also the rules a name and a tag must meet. Pure: no store.
  */
-import { isTyped, messageText, type Rec, str } from "../transcript/records.ts";
+import { isTyped, messageText, type Rec, slashCommand, str } from "../transcript/records.ts";
 import type { TranscriptTitles } from "../store/sessions_sql.ts";
 import { TAG_MAX_CHARS, TITLE_MAX_CHARS, TITLE_PROMPT_CHARS } from "../constants.ts";
 
@@ -35,10 +35,10 @@ export function noteTitle(t: TranscriptTitles, rec: Rec): void {
       t.summary = nonEmpty(str(rec.summary)) ?? t.summary;
       return;
   }
-  if (t.firstPrompt === null && isTyped(rec)) {
-    const text = messageText(rec);
-    if (text) t.firstPrompt = foldCut(text, TITLE_PROMPT_CHARS);
-  }
+  if (t.firstPrompt !== null) return;
+  // what the person typed first: a prompt, or a slash command such as /review
+  const text = isTyped(rec) ? messageText(rec) : slashCommand(rec);
+  if (text) t.firstPrompt = foldCut(text, TITLE_PROMPT_CHARS);
 }
 
 export interface TitleFacts {

@@ -99,3 +99,18 @@ export function isTyped(rec: Rec): boolean {
 export function isCompactBoundary(rec: Rec): boolean {
   return rec.type === "system" && rec.subtype === "compact_boundary";
 }
+
+const COMMAND_NAME = /<command-name>([^<]*)<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([^<]*)<\/command-args>/;
+
+/** A slash command the person typed, as `/name args`, from the user record the harness wrote. */
+export function slashCommand(rec: Rec): string | null {
+  if (rec.type !== "user" || rec.isMeta === true) return null;
+  const text = messageText(rec);
+  if (!text) return null;
+  const m = COMMAND_NAME.exec(text);
+  if (!m) return null;
+  const args = COMMAND_ARGS.exec(text)?.[1]?.trim();
+  const name = m[1].trim();
+  return (name.startsWith("/") ? name : `/${name}`) + (args ? ` ${args}` : "");
+}
