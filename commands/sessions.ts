@@ -5,12 +5,12 @@
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome, terminalStyle } from "../core/output.ts";
-import { NotFoundError, UsageError } from "../core/errors.ts";
+import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
 import { boundFlag } from "../core/time.ts";
 import { resolve } from "../core/posix.ts";
 import { egress, isRedacting } from "../core/egress.ts";
 import { listSessions } from "../core/store/query.ts";
-import { openWrite } from "../core/store/db.ts";
+import { openWrite, readFormat } from "../core/store/db.ts";
 import { listingLine, viewOf } from "../core/sessions/list.ts";
 import { resolveRef } from "../core/sessions/ref.ts";
 import { loadSession, rawStream } from "../core/sessions/load.ts";
@@ -19,7 +19,7 @@ import { renderText } from "../core/sessions/render.ts";
 import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
 import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
 import { tagProblem } from "../core/sessions/titles.ts";
-import { SHOW_RESULT_LINES } from "../core/constants.ts";
+import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
 import {
   BOUND_OPTIONS,
   list,
@@ -220,6 +220,12 @@ async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): 
   if (!o.db) throw new NotFoundError(o.reason);
   let sessionNo: number;
   try {
+    // a name is no reason to rebuild derived tables without the ingest lock: a pass does that
+    if (readFormat(o.db)?.derivedSchema !== DERIVED_SCHEMA) {
+      throw new TerminusError(
+        `${o.r.store} predates this build; run terminus ingest once, then ${label(verb)} again`,
+      );
+    }
     sessionNo = resolveRef(o.db, o.r.cfg, ctx.cwd, ref).session_no;
   } finally {
     o.db.close();
