@@ -617,3 +617,27 @@ Deno.test("a session opened with a slash command is titled by it; a harness-writ
   assert.equal(views[0].title, "/review PR 12");
   assert.equal(views[0].title_source, "prompt");
 });
+
+Deno.test("name and tag wait for a pass when the derived tables predate this build", async () => {
+  const f = await fixture();
+  await using _ = f.w;
+  const db = new DatabaseSync(f.w.sb.store);
+  db.exec("UPDATE meta SET value = '0' WHERE key = 'derived_schema'");
+  db.close();
+  const before = handles(f.w.sb.store);
+  const r = await f.w.run(["sessions", "tag", "1", "early"], f.at);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /run terminus ingest once/);
+  assert.equal(handles(f.w.sb.store), before);
+  const tables = new DatabaseSync(f.w.sb.store, { readOnly: true });
+  try {
+    assert.ok(
+      tables.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns'").get(),
+      "untouched",
+    );
+  } finally {
+    tables.close();
+  }
+  await ingest(f.w);
+  assert.equal((await f.w.run(["sessions", "tag", "1", "early"], f.at)).code, 0);
+});
