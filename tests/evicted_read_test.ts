@@ -39,7 +39,7 @@ Deno.test("an evicted session, through every read command", async (t) => {
     const r = await w.run(["sessions"], at);
     const line = r.out.split("\n").find((l) => l.includes(sidOld))!;
     // the mark, then the duration that ends every line
-    assert.match(line, /  \(evicted\)  \S+$/, line);
+    assert.match(line, / {2}\(evicted\) {2}\S+$/, line);
   });
 
   await t.step("search: still found, with an empty excerpt", async () => {

@@ -89,6 +89,7 @@ export function titleHits(db: Db, a: SearchArgs, above: number): Hit[] {
         byteLen: t.byteLen,
         evicted: t.evicted,
         isToolResult: t.isToolResult,
+        uuid: t.uuid,
       },
     });
   }

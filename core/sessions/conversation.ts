@@ -6,14 +6,12 @@
 import {
   contentBlocks,
   isCompactBoundary,
-  isTyped,
-  messageText,
   type Rec,
   slashCommand,
   str,
 } from "../transcript/records.ts";
 import { SHOW_ARG_CHARS } from "../constants.ts";
-import { foldCut } from "./titles.ts";
+import { foldCut, promptText } from "./titles.ts";
 
 export interface ToolResult {
   /** The result text, folded to `max_lines` unless the whole was asked for. */
@@ -139,8 +137,9 @@ export function conversation(
         if (call) call.result = r;
       }
       const cmd = slashCommand(rec);
+      const said = cmd ?? promptText(rec);
       if (cmd) out.push({ type: "command", ts, text: cmd });
-      else if (isTyped(rec)) out.push({ type: "prompt", ts, text: messageText(rec)!.trim() });
+      else if (said) out.push({ type: "prompt", ts, text: said });
       continue;
     }
     if (rec.type !== "assistant") continue;

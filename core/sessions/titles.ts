@@ -36,9 +36,20 @@ export function noteTitle(t: TranscriptTitles, rec: Rec): void {
       return;
   }
   if (t.firstPrompt !== null) return;
-  // what the person typed first: a prompt, or a slash command such as /review
-  const text = isTyped(rec) ? messageText(rec) : slashCommand(rec);
+  const text = promptText(rec);
   if (text) t.firstPrompt = foldCut(text, TITLE_PROMPT_CHARS);
+}
+
+/**
+ * What a prompt record says, as its author typed it: a slash command as `/name args`, or the
+ * text. In a subagent's own transcript every record is a sidechain one, and its opening
+ * prompt (what the parent asked it) is that session's prompt.
+ */
+export function promptText(rec: Rec): string | null {
+  const slash = slashCommand(rec);
+  if (slash !== null) return slash;
+  const asMain = rec.isSidechain === true ? { ...rec, isSidechain: false } : rec;
+  return isTyped(asMain) ? messageText(rec)?.trim() ?? null : null;
 }
 
 export interface TitleFacts {

@@ -416,3 +416,24 @@ export function checkpoint(db: Db): void {
     // a reader holding an old snapshot: the next pass checkpoints
   }
 }
+
+/**
+ * Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back
+ * when it throws, so no caller can leave a transaction open behind an exception. Called inside
+ * another transaction it is a savepoint: a failure undoes only its own part.
+ */
+export function transaction<T>(db: Db, fn: () => T): T {
+  const nested = db.isTransaction;
+  db.exec(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
+  let result: T;
+  try {
+    result = fn();
+  } catch (e) {
+    try {
+      db.exec(nested ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK");
+    } catch { /* SQLite already rolled it back */ }
+    throw e;
+  }
+  db.exec(nested ? "RELEASE nested" : "COMMIT");
+  return result;
+}
