@@ -17,7 +17,7 @@ import {
   probeTarget,
   recheckTarget,
 } from "../core/move/target.ts";
-import { copyTree, dirSize } from "../core/move/copy.ts";
+import { copyInto, dirSize, finishCopy } from "../core/move/copy.ts";
 import { networkFsType } from "../core/move/mounts.ts";
 import { dataLocationFile, recordable, recordDataLocation } from "../core/move/location.ts";
 
@@ -173,7 +173,7 @@ export async function moveData(
 
     let copied: number;
     try {
-      copied = copyTree(source, target);
+      copied = copyInto(source, target, before.kind === "interrupted");
     } catch (e) {
       const undo = undoCopy(target, created);
       return refuse(
@@ -196,6 +196,9 @@ export async function moveData(
     }
 
     const done = [`copied ${humanBytes(copied)} to ${target}`, `recorded in ${file}`];
+    try {
+      finishCopy(target);
+    } catch { /* a marker left in the data directory is harmless and skipped by a later move */ }
     try {
       Deno.removeSync(source, { recursive: true });
     } catch (e) {

@@ -5,6 +5,7 @@
  */
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
+import { MOVE_INCOMPLETE } from "./target.ts";
 
 const CHUNK = 1024 * 1024;
 
@@ -49,6 +50,7 @@ export function copyTree(from: string, to: string): number {
   let total = 0;
   const entries = [...Deno.readDirSync(from)].sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const ent of entries) {
+    if (ent.name === MOVE_INCOMPLETE) continue; // left by a move killed after recording
     const src = join(from, ent.name);
     const dst = join(to, ent.name);
     const info = Deno.lstatSync(src);
@@ -77,4 +79,27 @@ export function syncDir(dir: string): void {
   } catch {
     // not every system lets a folder be opened for sync; the files themselves are synced
   }
+}
+
+/**
+ * The move's copy: a marker is written (and synced) into `to` first, and removed by
+ * `finishCopy` only once the new location is recorded, so a move killed midway leaves a copy
+ * known for what it is, and the next `data move` to the same place clears it and starts again.
+ * `clear` empties `to` first.
+ */
+export function copyInto(from: string, to: string, clear: boolean): number {
+  if (clear) {
+    for (const ent of Deno.readDirSync(to)) {
+      Deno.removeSync(join(to, ent.name), { recursive: true });
+    }
+  }
+  const marker = join(to, MOVE_INCOMPLETE);
+  Deno.openSync(marker, { write: true, createNew: true, mode: FILE_MODE }).close();
+  syncDir(to);
+  return copyTree(from, to);
+}
+
+export function finishCopy(to: string): void {
+  Deno.removeSync(join(to, MOVE_INCOMPLETE));
+  syncDir(to);
 }

@@ -28,7 +28,12 @@ export interface Identity {
 export type Probe =
   | { ok: true; kind: "absent"; identity: null }
   | { ok: true; kind: "empty"; identity: Identity }
+  /** Holds only what a `data move` killed midway left: it is cleared and copied into again. */
+  | { ok: true; kind: "interrupted"; identity: Identity }
   | { ok: false; reason: string };
+
+/** Written first into the new location and removed once the copy is whole. */
+export const MOVE_INCOMPLETE = ".terminus-move-incomplete";
 
 /** A path for a shell command line: left bare when it needs no quoting. */
 export function shellWord(p: string): string {
@@ -152,11 +157,16 @@ export function probeTarget(path: string, uid: number = currentUid()): Probe {
     };
   }
   let entries = 0;
+  let interrupted = false;
   try {
-    for (const _ of Deno.readDirSync(path)) entries++;
+    for (const e of Deno.readDirSync(path)) {
+      entries++;
+      if (e.name === MOVE_INCOMPLETE && e.isFile) interrupted = true;
+    }
   } catch (e) {
     return { ok: false, reason: `${path} cannot be listed: ${(e as Error).message}` };
   }
+  if (interrupted) return { ok: true, kind: "interrupted", identity: identityOf(info) };
   if (entries > 0) {
     return {
       ok: false,
@@ -186,11 +196,14 @@ export function recheckTarget(path: string, before: Probe & { ok: true }): strin
   if (before.kind === "absent" && exists) {
     return `${path} was created while the question waited (it was ${was}); nothing moved`;
   }
-  if (before.kind === "empty" && !exists) {
+  if (before.kind !== "absent" && !exists) {
     return `${path} was removed while the question waited; nothing moved`;
   }
   if (!now.ok) return `${now.reason} (it changed while the question waited); nothing moved`;
-  if (before.kind === "empty" && now.kind === "empty") {
+  if (before.kind !== "absent" && now.kind !== before.kind) {
+    return `${path} was changed while the question waited; nothing moved`;
+  }
+  if (before.kind !== "absent" && now.kind === before.kind) {
     const a = before.identity;
     const b = now.identity;
     if (a.dev !== b.dev || a.ino !== b.ino) {
