@@ -96,6 +96,8 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
   }
 }
 
+const REGENERATE = "observations regenerate";
+
 async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
   if (a.positionals.length > 1) {
     throw new UsageError(`observations regenerate takes no argument '${a.positionals[1]}'`);
@@ -105,31 +107,34 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
   }
   const since = boundFlag("--since", str(a.values, "since"), "start");
   const empty = { since, selected: 0, regenerated: 0, notes: [] as string[] };
-  const r = resolveAll(ctx);
-  const ro = await openForRead(ctx);
-  if (!ro.db) return outcome("observations regenerate", empty, { reason: ro.reason });
-  ro.db.close();
-  const lock = tryIngestLock(r.dataDir);
-  if (!lock) {
-    return outcome("observations regenerate", empty, {
-      ok: false,
-      reason: lockHeldMessage(r.dataDir),
-    });
-  }
+  // a failure is this subcommand's, with its own name and the bound it was given
+  const failed = (reason: string) => outcome(REGENERATE, empty, { ok: false, exitCode: 1, reason });
   try {
-    await initCodec();
-    const { db } = openWrite(r.store);
+    const r = resolveAll(ctx);
+    const ro = await openForRead(ctx);
+    if (!ro.db) return outcome(REGENERATE, empty, { reason: ro.reason });
+    ro.db.close();
+    const lock = tryIngestLock(r.dataDir);
+    if (!lock) return failed(lockHeldMessage(r.dataDir));
     try {
-      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
-      return outcome("observations regenerate", { since, ...res }, {
-        warnings: res.notes,
-        counts: [`${res.selected} selected, ${res.regenerated} regenerated`],
-      });
+      await initCodec();
+      const { db } = openWrite(r.store);
+      try {
+        const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
+        // as reindex: under --json the document alone carries the notes; in human mode they
+        // go to stderr with the counts
+        return outcome(REGENERATE, { since, ...res }, {
+          counts: [...res.notes, `${res.selected} selected, ${res.regenerated} regenerated`],
+        });
+      } finally {
+        db.close();
+      }
     } finally {
-      db.close();
+      lock.release();
     }
-  } finally {
-    lock.release();
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return failed((e as Error).message);
   }
 }
 
@@ -142,7 +147,12 @@ export const command: Command = {
   json: true,
   empty: (a) =>
     a.positionals[0] === "regenerate"
-      ? { since: null, selected: 0, regenerated: 0, notes: [] }
+      ? {
+        since: typeof a.values.since === "string" ? a.values.since : null,
+        selected: 0,
+        regenerated: 0,
+        notes: [],
+      }
       : { observations: [] },
   run(ctx, a) {
     const regenerateIdx = a.positionals.indexOf("regenerate");
