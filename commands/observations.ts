@@ -9,9 +9,8 @@ import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag } from "../core/time.ts";
 import { listObservations } from "../core/store/query.ts";
-import { openWrite } from "../core/store/db.ts";
 import { regenerate } from "../core/observe/step.ts";
-import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
 import { initCodec } from "../core/store/codec.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openForRead, scopeOf, str } from "./common.ts";
@@ -114,24 +113,16 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
     const ro = await openForRead(ctx);
     if (!ro.db) return outcome(REGENERATE, empty, { reason: ro.reason });
     ro.db.close();
-    const lock = tryIngestLock(r.dataDir);
-    if (!lock) return failed(lockHeldMessage(r.dataDir));
-    try {
-      await initCodec();
-      const { db } = openWrite(r.store);
-      try {
-        const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
-        // as reindex: under --json the document alone carries the notes; in human mode they
-        // go to stderr with the counts
-        return outcome(REGENERATE, { since, ...res }, {
-          counts: [...res.notes, `${res.selected} selected, ${res.regenerated} regenerated`],
-        });
-      } finally {
-        db.close();
-      }
-    } finally {
-      lock.release();
-    }
+    await initCodec();
+    const done = await withLockedStore(r.dataDir, r.store, (db) => {
+      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
+      // as reindex: under --json the document alone carries the notes; in human mode they
+      // go to stderr with the counts
+      return outcome(REGENERATE, { since, ...res }, {
+        counts: [...res.notes, `${res.selected} selected, ${res.regenerated} regenerated`],
+      });
+    });
+    return done === LOCK_HELD ? failed(lockHeldMessage(r.dataDir)) : done;
   } catch (e) {
     if (e instanceof UsageError) throw e;
     return failed((e as Error).message);

@@ -3,7 +3,7 @@
  * project's prompts removed unlogged, and counted), then label decisions of closed sessions.
  */
 import { join } from "../posix.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, transaction } from "../store/db.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { QUEUE_DIR } from "../paths.ts";
 import { insertDecision, unlabelledClosed, writeLabels } from "../store/decisions.ts";
@@ -24,8 +24,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   let logged = 0;
   let excluded = 0;
   const done: string[] = [];
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  transaction(db, () => {
     for (const name of names) {
       let d: DecisionDoc;
       try {
@@ -50,11 +49,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
       });
       logged++;
     }
-    db.exec("COMMIT");
-  } catch (e) {
-    db.exec("ROLLBACK");
-    throw e;
-  }
+  });
   // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
   for (const name of done) {
     try {
@@ -71,8 +66,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
 export function labelClosed(db: Db): string[] {
   const rows = unlabelledClosed(db);
   if (!rows.length) return [];
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  transaction(db, () => {
     for (const r of rows) {
       const d = JSON.parse(r.doc) as DecisionDoc;
       writeLabels(
@@ -86,10 +80,6 @@ export function labelClosed(db: Db): string[] {
         }),
       );
     }
-    db.exec("COMMIT");
-  } catch (e) {
-    db.exec("ROLLBACK");
-    throw e;
-  }
+  });
   return [`${rows.length} decision(s) labelled`];
 }

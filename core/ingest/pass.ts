@@ -10,7 +10,6 @@ import {
   checkpoint,
   clearRebuildPending,
   type Db,
-  openWrite,
   rebuildPending,
   transaction,
 } from "../store/db.ts";
@@ -34,7 +33,7 @@ import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
-import { tryIngestLock } from "./lock.ts";
+import { LOCK_HELD, withLockedStore } from "./lock.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -250,18 +249,15 @@ interface Prepared {
 
 /** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
 export async function runPass(input: PassInput): Promise<PassResult> {
-  const lock = tryIngestLock(input.dataDir);
-  if (!lock) return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
-  try {
-    const { db } = openWrite(storePath(input.dataDir));
-    try {
-      return await passUnderLock(db, input);
-    } finally {
-      db.close();
-    }
-  } finally {
-    lock.release();
+  const r = await withLockedStore(
+    input.dataDir,
+    storePath(input.dataDir),
+    (db) => passUnderLock(db, input),
+  );
+  if (r === LOCK_HELD) {
+    return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
   }
+  return r;
 }
 
 async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {

@@ -347,30 +347,28 @@ export function openWrite(path: string): OpenWrite {
   // which would otherwise run on every pass.
   if (format && format.derivedSchema === DERIVED_SCHEMA) return { db, derivedStale, created };
   try {
-    db.exec("BEGIN IMMEDIATE");
-    db.exec(ARCHIVE_DDL);
-    db.exec(OPERATIONAL_DDL);
-    if (!format) {
-      const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-      put.run("archive_format", String(ARCHIVE_FORMAT));
-      put.run("derived_schema", String(DERIVED_SCHEMA));
-      format = { archiveFormat: ARCHIVE_FORMAT, derivedSchema: DERIVED_SCHEMA };
-    } else if (format.derivedSchema !== DERIVED_SCHEMA) {
-      for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
-        String(DERIVED_SCHEMA),
-      );
-      // the pass that opened the store rebuilds them from the blocks before archiving
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', '1')")
-        .run();
-      derivedStale = true;
-    }
-    db.exec(DERIVED_DDL);
-    db.exec("COMMIT");
+    const found = format;
+    transaction(db, () => {
+      db.exec(ARCHIVE_DDL);
+      db.exec(OPERATIONAL_DDL);
+      if (!found) {
+        const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+        put.run("archive_format", String(ARCHIVE_FORMAT));
+        put.run("derived_schema", String(DERIVED_SCHEMA));
+      } else if (found.derivedSchema !== DERIVED_SCHEMA) {
+        for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+        db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
+          String(DERIVED_SCHEMA),
+        );
+        // the pass that opened the store rebuilds them from the blocks before archiving
+        db.prepare(
+          "INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', '1')",
+        ).run();
+        derivedStale = true;
+      }
+      db.exec(DERIVED_DDL);
+    });
   } catch (e) {
-    try {
-      db.exec("ROLLBACK");
-    } catch { /* nothing to roll back */ }
     db.close();
     throw new StoreError(`${path} cannot be prepared: ${(e as Error).message}`);
   }
@@ -413,4 +411,14 @@ export function transaction<T>(db: Db, fn: () => T): T {
   }
   db.exec(nested ? "RELEASE nested" : "COMMIT");
   return result;
+}
+
+/** Runs `fn` in one read transaction, so everything it reads is one state of the store. */
+export function readTransaction<T>(db: Db, fn: () => T): T {
+  db.exec("BEGIN");
+  try {
+    return fn();
+  } finally {
+    db.exec("COMMIT");
+  }
 }
