@@ -421,3 +421,54 @@ Deno.test('roots = ["~/.claude"] walks nothing, and status and doctor say so', a
   const fine = await runCli(sb, ["status"], { cwd: sb.dir });
   assert.doesNotMatch(fine.err, /transcript root/);
 });
+
+Deno.test("2.0.x agent-<id>.jsonl files of the same name in two projects stay two sessions, and an old store is re-keyed", async () => {
+  await using w = await world();
+  const [alpha, beta] = [w.dir("alpha"), w.dir("beta")];
+  const agent = (cwd: string, words: string) => {
+    const t = new Transcript({
+      sessionId: "80808080-0000-4000-8000-000000000001",
+      cwd,
+      start: OLD,
+      sidechain: true,
+    });
+    t.user(words);
+    t.assistant(`${words} done`);
+    return t;
+  };
+  const a = await put(w, agent(alpha, "alpha agent task"), "agent-same.jsonl");
+  await ingest(w);
+  const store = w.sb.store;
+  // an earlier build keyed it by its bare name: put the store back that way
+  const db = new DatabaseSync(store);
+  try {
+    db.exec("UPDATE sessions SET session_key = 'agent-same.jsonl'");
+    db.exec("DELETE FROM meta WHERE key = 'agent_keys_canonical'");
+  } finally {
+    db.close();
+  }
+  const b = await put(
+    w,
+    agent(beta, "beta agent work, a longer transcript than alpha's"),
+    "agent-same.jsonl",
+  );
+  await ingest(w);
+  const keys = query<{ k: string }>(store, "SELECT session_key AS k FROM sessions ORDER BY k")
+    .map((r) => r.k);
+  assert.deepEqual(keys, [await Deno.realPath(a), await Deno.realPath(b)].sort());
+  await assertArchiveEqualsFiles(store, w.sb.claude, [a, b]);
+  assert.deepEqual(
+    query(store, "SELECT transcript_diverged AS d FROM session_meta"),
+    [{ d: 0 }, { d: 0 }],
+    "neither is flagged diverged",
+  );
+  const s = parseEnvelope((await cliOk(w.sb, ["status", "--json"])).out);
+  const notes = (s.data.last_run as { notes: string[] | null }).notes ?? [];
+  assert.ok(notes.some((n) => /agent-same\.jsonl re-keyed as /.test(n)), JSON.stringify(notes));
+  // and both grow on: each file's new turns reach its own session
+  await Deno.writeTextFile(b, agent(beta, "more beta").text(), { append: true });
+  await ingest(w);
+  await assertArchiveEqualsFiles(store, w.sb.claude, [a, b]);
+  const v = parseEnvelope((await cliOk(w.sb, ["verify", "--json"])).out);
+  assert.deepEqual(v.data.failures, []);
+});

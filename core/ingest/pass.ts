@@ -3,7 +3,7 @@
  * A file that fails is recorded and the pass goes on; nothing archived is ever rewritten
  * except the trailing partial block.
  */
-import { basename, dirname, join } from "../posix.ts";
+import { basename, dirname } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { CLOSE_AFTER_MS } from "../constants.ts";
 import {
@@ -34,6 +34,7 @@ import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
+import { migrateAgentKeys } from "./migrate.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -165,17 +166,10 @@ class Pass {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
 
-    let agentMeta: Uint8Array | null = null;
+    // a sidecar's agent-*.meta.json is not read: nothing but transcripts is opened
     let parentKey = key.parentKey;
-    if (key.isSidecar) {
-      if (!parentKey && d.recordSessionId) parentKey = `${d.recordSessionId}.jsonl`;
-      try {
-        agentMeta = Deno.readFileSync(
-          join(dirname(found.path), basename(found.path, ".jsonl") + ".meta.json"),
-        );
-      } catch {
-        agentMeta = null;
-      }
+    if (key.isSidecar && !parentKey && d.recordSessionId) {
+      parentKey = `${d.recordSessionId}.jsonl`;
     }
 
     await initCodec(); // loaded only once a file has bytes to write: a no-op pass never pays for it
@@ -193,7 +187,7 @@ class Pass {
         projectPreWorktree: preWorktree,
         branch: d.branch,
         parentSessionKey: parentKey,
-        agentMeta,
+        agentMeta: null,
         continuesFrom: d.continuesFrom,
         firstParentUuid: d.firstParentUuid,
         captureMode: mode,
@@ -290,6 +284,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
   } catch (e) {
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
+  }
+  try {
+    pass.notes.push(...(await migrateAgentKeys(db)));
+  } catch (e) {
+    pass.errors.push(`subagent keys could not be migrated: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
