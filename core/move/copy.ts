@@ -6,6 +6,7 @@
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { MOVE_INCOMPLETE } from "./target.ts";
+import { syncDir } from "../fs.ts";
 
 const CHUNK = 1024 * 1024;
 
@@ -65,20 +66,6 @@ export function copyTree(from: string, to: string): number {
   }
   syncDir(to);
   return total;
-}
-
-/** Best effort: a folder's own entries reach the disk. */
-export function syncDir(dir: string): void {
-  try {
-    const f = Deno.openSync(dir, { read: true });
-    try {
-      f.syncSync();
-    } finally {
-      f.close();
-    }
-  } catch {
-    // not every system lets a folder be opened for sync; the files themselves are synced
-  }
 }
 
 /**
