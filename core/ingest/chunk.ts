@@ -8,6 +8,7 @@ import type { DerivedRows } from "../store/archive.ts";
 import { isTurn, parseLine, str } from "../transcript/records.ts";
 import { deriveTurn } from "../index/derive.ts";
 import { captureLine } from "./capture.ts";
+import { concat } from "../bytes.ts";
 
 const NL = 0x0a;
 const NEWLINE = new Uint8Array([NL]);
@@ -104,14 +105,4 @@ export function deriveChunk(i: ChunkInput): ChunkOutput {
     lastTurnAt,
     firstParentUuid,
   };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }
