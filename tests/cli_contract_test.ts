@@ -169,6 +169,7 @@ const COMMANDS: CommandSpec[] = [
       by_project: [],
       file_bytes: 0,
       footprint: [],
+      handles: { named: 0, tagged: 0, tags: 0 },
       sessions: 0,
     }),
   },
