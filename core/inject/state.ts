@@ -5,6 +5,7 @@
  */
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
+import { writeFileAtomic } from "../fs.ts";
 
 export const STATE_DIR = "state";
 
@@ -42,20 +43,10 @@ export function readState(dataDir: string, sessionId: string): SessionState {
   }
 }
 
-/** Writes atomically: a temp file in the same folder, then a rename. */
+/** Writes atomically (core/fs.ts): a failed write leaves neither a half file nor its temp. */
 export function writeAtomic(dir: string, name: string, text: string): void {
   Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  const tmp = join(dir, `.${name}.${crypto.randomUUID()}.tmp`);
-  try {
-    Deno.writeTextFileSync(tmp, text, { mode: FILE_MODE });
-    Deno.renameSync(tmp, join(dir, name));
-  } catch (e) {
-    // a full disk leaves a half-written temp file: it goes, so it takes no more room
-    try {
-      Deno.removeSync(tmp);
-    } catch { /* never created */ }
-    throw e;
-  }
+  writeFileAtomic(join(dir, name), text, { mode: FILE_MODE });
 }
 
 export function writeState(dataDir: string, sessionId: string, s: SessionState): void {
