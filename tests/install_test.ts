@@ -21,6 +21,7 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
+import { launcherText } from "../core/setup/placement.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
 import { BUILD_MARKER, CLAUDE_TIMEOUT_MS, VERSION } from "../core/constants.ts";
 
@@ -518,4 +519,95 @@ Deno.test({
       "no shared module cache was used",
     );
   },
+});
+
+/* ---------- the runtime by its full path (issue 14, item 1) ---------- */
+
+const ALPHA_TRANSCRIPT = JSON.stringify({
+  type: "user",
+  uuid: "u1",
+  parentUuid: null,
+  timestamp: "2026-08-12T21:00:00.000Z",
+  cwd: "/nonexistent/terminus-install/alpha",
+  sessionId: "11111111-1111-4111-8111-111111111111",
+  message: { role: "user", content: "hello" },
+}) + "\n";
+
+Deno.test({
+  name: "with no deno anywhere on PATH, install's detached backfill still starts and archives",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox("none");
+    // PATH holds only an empty folder: the runtime must be run by its full path
+    sb.env.PATH = sb.bin;
+    await writeTranscript(
+      sb.claude,
+      "/nonexistent/terminus-install/alpha",
+      "11111111-1111-4111-8111-111111111111.jsonl",
+      ALPHA_TRANSCRIPT,
+    );
+    const r = await install(sb);
+    assert.doesNotMatch(r.err + r.out, /could not be started/);
+    assert.match(r.out, /archiving them in the background/);
+    let sessions = 0;
+    for (let i = 0; i < 80 && sessions === 0; i++) {
+      await new Promise((res) => setTimeout(res, 250));
+      const s = await runCli(sb, ["status", "--json"]);
+      sessions = JSON.parse(s.out).data.sessions;
+    }
+    assert.equal(sessions, 1);
+    await settle(sb);
+  },
+});
+
+Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else names both and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
+  try {
+    const layout = {
+      versionDir: dir,
+      sourceDir: REPO_DIR,
+      denoDir: join(dir, "deno"),
+      launcher: join(dir, "terminus"),
+    };
+    const bin = join(dir, "bin");
+    await Deno.mkdir(bin);
+    await Deno.symlink(Deno.execPath(), join(bin, "deno"));
+    const empty = join(dir, "empty");
+    await Deno.mkdir(empty);
+    const run = async (recorded: string, path: string) => {
+      await Deno.writeTextFile(
+        layout.launcher,
+        launcherText(recorded, layout, "https://registry.npmjs.org/"),
+        { mode: 0o755 },
+      );
+      const o = await new Deno.Command(layout.launcher, {
+        args: ["--version"],
+        env: { PATH: path, HOME: dir },
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const dec = new TextDecoder();
+      return { code: o.code, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
+    };
+    // the recorded runtime, with nothing on PATH
+    let r = await run(Deno.execPath(), empty);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `terminus ${VERSION}\n`);
+    // Deno moved: the one on PATH
+    const gone = join(dir, "moved-away", "deno");
+    r = await run(gone, bin);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `terminus ${VERSION}\n`);
+    // neither: one line naming the recorded path and PATH
+    r = await run(gone, empty);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, "");
+    assert.equal(r.err.split("\n").filter(Boolean).length, 1);
+    assert.ok(r.err.includes(gone), r.err);
+    assert.match(r.err, /no deno is on PATH/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

@@ -7,9 +7,16 @@ import type { Env } from "../paths.ts";
 import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig } from "../config.ts";
 import { VERSION } from "../constants.ts";
-import { join } from "../posix.ts";
+import { exists, join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
-import { type Locations, locations, SETUP_HOOK_EVENTS, shellLine, shellWord } from "./locations.ts";
+import {
+  findOnPath,
+  type Locations,
+  locations,
+  SETUP_HOOK_EVENTS,
+  shellLine,
+  shellWord,
+} from "./locations.ts";
 import { examineLink, launcherNames, linkedVersion, runningProgram } from "./placement.ts";
 import { examineHooks, readSettings } from "./settings.ts";
 import { claudeOnPath, readMcpState, runClaude } from "./claude.ts";
@@ -76,7 +83,7 @@ function installCommand(loc: Locations | null, linkWorks: boolean): string {
   return "terminus install";
 }
 
-function checkBinary(loc: Locations): { v: Verdict; works: boolean } {
+function checkBinary(loc: Locations, env: Env): { v: Verdict; works: boolean } {
   const at = examineLink(loc);
   const fix = installCommand(loc, false);
   if (at.kind === "absent") return { v: problem(`${loc.link} is not there`, fix), works: false };
@@ -101,15 +108,24 @@ function checkBinary(loc: Locations): { v: Verdict; works: boolean } {
       works: false,
     };
   }
-  // A source install's launcher names a runtime and a copy that must still be there.
+  // A source install's launcher runs a copy that must still be there, with the runtime it
+  // recorded or else the deno on PATH.
   const names = text.startsWith("#!/bin/sh") ? launcherNames(text) : null;
   if (names) {
-    for (const p of [names.deno, names.main]) {
-      try {
-        Deno.statSync(p);
-      } catch {
-        return { v: problem(`${at.target} runs ${p}, which is not there`, fix), works: false };
-      }
+    if (!exists(names.main)) {
+      return {
+        v: problem(`${at.target} runs ${names.main}, which is not there`, fix),
+        works: false,
+      };
+    }
+    if (!exists(names.deno) && !findOnPath("deno", env)) {
+      return {
+        v: problem(
+          `${at.target} runs the Deno runtime at ${names.deno}, which is not there, and no deno is on PATH`,
+          fix,
+        ),
+        works: false,
+      };
     }
   }
   const v = linkedVersion(loc, at.target);
@@ -137,7 +153,7 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   // binary, settings, hooks, mcp
   let linkWorks = false;
   if (loc) {
-    const b = checkBinary(loc);
+    const b = checkBinary(loc, env);
     r.binary = b.v;
     linkWorks = b.works;
     const fix = installCommand(loc, linkWorks);

@@ -8,6 +8,7 @@ import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.
 import { loadConfig } from "../config.ts";
 import { exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
+import { runtimePath } from "../context.ts";
 import { type Locations, locations, type SetupHookEvent } from "./locations.ts";
 import {
   examineLink,
@@ -86,11 +87,9 @@ function refusal(loc: Locations, message: string): InstallReport {
   };
 }
 
-/** Runs the placed program when this process may (by full path), else the runtime by name. */
+/** The placed program's argv, its runtime swapped for the full path this process may run. */
 function runnable(argv: string[]): string[] {
-  const [cmd, ...rest] = argv;
-  const granted = Deno.permissions.querySync({ name: "run", command: cmd }).state === "granted";
-  return granted ? argv : ["deno", ...rest];
+  return [runtimePath(), ...argv.slice(1)];
 }
 
 async function registerMcp(
