@@ -98,6 +98,7 @@ export const HELP: Record<string, CommandHelp> = {
       PROJECT,
       ["--tool <name>", "only turns that called this tool, such as Bash or Read"],
       ["--kind <type>", "only records of this type: user, assistant, system, attachment"],
+      ["--prompts", "only prompts typed by a person (tool results are user records too)"],
       ["--path <path>", "only turns whose tool call or result names this exact path; repeatable"],
       SINCE,
       UNTIL,

@@ -22,7 +22,7 @@ import {
 export const command: Command = {
   name: "search",
   usage:
-    "terminus search <words>... [--project <path>] [--tool <name>] [--kind <type>] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
+    "terminus search [<words>...] [--project <path>] [--tool <name>] [--kind <type>] [--prompts] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
   options: {
     ...PROJECT_OPTION,
     ...BOUND_OPTIONS,
@@ -31,6 +31,7 @@ export const command: Command = {
     path: { type: "string", multiple: true },
     limit: { type: "string" },
     raw: { type: "boolean" },
+    prompts: { type: "boolean" },
   },
   positionals: true,
   json: true,
@@ -39,8 +40,11 @@ export const command: Command = {
     return { query: q.text, truncated: q.truncated, hits: [] };
   },
   async run(ctx, a) {
-    if (a.positionals.length === 0) {
-      throw new UsageError("search needs at least one word to look for");
+    const filtered = ["path", "tool", "kind", "prompts"].some((f) => a.values[f] !== undefined);
+    if (a.positionals.length === 0 && !filtered) {
+      throw new UsageError(
+        "search needs words to look for, or --path, --tool, --kind or --prompts to select by",
+      );
     }
     const since = boundFlag("--since", str(a.values, "since"), "start");
     const until = boundFlag("--until", str(a.values, "until"), "end");
@@ -50,7 +54,9 @@ export const command: Command = {
     const empty = { query: q.text, truncated: q.truncated, hits: [] as unknown[] };
     const warnings: string[] = [];
     if (q.truncated) warnings.push(TRUNCATED_NOTE);
-    if (!q.match) return outcome("search", empty, { reason: NO_WORDS_REASON, warnings });
+    // Filters alone rank by time; words that leave nothing to search find nothing.
+    const byTime = a.positionals.length === 0;
+    if (!q.match && !byTime) return outcome("search", empty, { reason: NO_WORDS_REASON, warnings });
     const o = await openForRead(ctx);
     if (!o.db) return outcome("search", empty, { reason: o.reason, warnings });
     try {
@@ -66,8 +72,16 @@ export const command: Command = {
       const hits = search(o.db, {
         query: q,
         vis: scope.vis,
-        filters: { tool: str(a.values, "tool"), kind: str(a.values, "kind"), paths, since, until },
+        filters: {
+          tool: str(a.values, "tool"),
+          kind: str(a.values, "kind"),
+          prompts: a.values.prompts === true,
+          paths,
+          since,
+          until,
+        },
         limit,
+        byTime,
         filter: egress(o.r.cfg.privacy.redactRecall && !raw),
       });
       const human = hits.map((h) =>
@@ -83,7 +97,9 @@ export const command: Command = {
         human,
         warnings,
         counts: [`${hits.length} hit(s)`],
-        reason: hits.length === 0 ? "no turn matched every word" : null,
+        reason: hits.length === 0
+          ? (byTime ? "no turn matched the filters" : "no turn matched every word")
+          : null,
       });
     } finally {
       o.db.close();

@@ -53,7 +53,7 @@ Deno.test("misusing a command prints one error line, then that command's usage, 
   await using sb = await sandbox();
   for (
     const [args, usage] of [
-      [["search", "--help"], "usage: terminus search <words>"],
+      [["search", "--help"], "usage: terminus search [<words>...]"],
       [["show"], "usage: terminus show <id>"],
       [["status", "--bogus"], "usage: terminus status [--json]"],
       [["install", "--json"], "usage: terminus install"],

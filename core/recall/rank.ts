@@ -54,12 +54,18 @@ export interface SearchArgs {
   limit: number;
   /** How many ranked candidates to consider (the pool). */
   pool?: number;
+  /** With no words, select by the filters alone, newest first. */
+  byTime?: boolean;
 }
 
-/** Ranked hits without excerpts: no block is read, so the hook path can use it. */
+/**
+ * Ranked hits without excerpts: no block is read, so the hook path can use it. With
+ * `byTime` and no words, the filters alone select and the newest turns come first.
+ */
 export function rank(db: Db, a: SearchArgs): Hit[] {
-  if (!a.query.match) return [];
-  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, a.pool ?? SEARCH_POOL);
+  if (!a.query.match && !a.byTime) return [];
+  const pool = a.query.match ? a.pool ?? SEARCH_POOL : a.limit;
+  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, pool);
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = a.query.groups.map((g) => new Set(g));
@@ -106,7 +112,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       candidate: c,
     };
   });
-  hits.sort(compareHits);
+  if (a.query.match) hits.sort(compareHits); // else already newest first
   return hits.slice(0, a.limit);
 }
 

@@ -60,6 +60,8 @@ export interface SearchFilters {
   until?: string | null;
   /** Only these sessions' turns (the post-compaction window). */
   sessionNo?: number | null;
+  /** Only prompts: user records that are not tool results. */
+  prompts?: boolean;
   /** Only turns a hook may quote: prompts and replies, never tool results. */
   quotable?: boolean;
   /** Only turns archived by then (replay: the index as a decision saw it). */
@@ -88,17 +90,20 @@ function toCandidate(r: Record<string, unknown>): Candidate {
   };
 }
 
-/** FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. */
+/**
+ * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no
+ * `match` (filters alone), every turn the filters pass, newest first, relevance 0.
+ */
 export function searchCandidates(
   db: Db,
-  match: string,
+  match: string | null,
   vis: Visibility,
   f: SearchFilters,
   pool: number,
 ): Candidate[] {
   const w = visibleWhere(vis);
-  const where = ["turns_fts MATCH ?", w.sql];
-  const params: (string | number)[] = [match, ...w.params];
+  const where = match === null ? [w.sql] : ["turns_fts MATCH ?", w.sql];
+  const params: (string | number)[] = match === null ? [...w.params] : [match, ...w.params];
   if (f.kind) {
     where.push("t.record_type = ?");
     params.push(f.kind);
@@ -130,11 +135,22 @@ export function searchCandidates(
     params.push(f.maxId);
   }
   if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
+  if (f.prompts) where.push("t.is_tool_result = 0 AND t.record_type = 'user'");
   if (f.sessionNo != null) {
     where.push("t.session_no = ?");
     params.push(f.sessionNo);
   }
   params.push(pool);
+  if (match === null) {
+    return (db.prepare(
+      `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance
+       FROM turns t JOIN sessions s ON s.session_no = t.session_no
+         LEFT JOIN session_meta m ON m.session_no = t.session_no
+       WHERE ${where.join(" AND ")}
+       ORDER BY t.ts IS NULL ASC, t.ts DESC, t.id DESC
+       LIMIT ?`,
+    ).all(...params) as Record<string, unknown>[]).map(toCandidate);
+  }
   const rows = db.prepare(
     `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
