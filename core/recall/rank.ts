@@ -26,6 +26,8 @@ export interface Hit {
   entity_score: number;
   matched_on: { kind: string; value: string }[];
   excerpt: string;
+  /** Not in the documents: whether the excerpt left text out before and after it. */
+  clipped: { start: boolean; end: boolean };
   /** Not in the documents: for the injection path. */
   candidate: Candidate;
 }
@@ -109,6 +111,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       entity_score: score,
       matched_on: matched,
       excerpt: "",
+      clipped: { start: false, end: false },
       candidate: c,
     };
   });

@@ -10,6 +10,10 @@ export { type Hit, hitDoc } from "./rank.ts";
 
 export function search(db: Db, a: SearchArgs & { filter: (s: string) => string }): Hit[] {
   const top = rank(db, a);
-  for (const h of top) h.excerpt = excerptFor(db, h.candidate, a.query.folded, a.filter);
+  for (const h of top) {
+    const e = excerptFor(db, h.candidate, a.query.folded, a.filter);
+    h.excerpt = e.text;
+    h.clipped = { start: e.cutStart, end: e.cutEnd };
+  }
   return top;
 }

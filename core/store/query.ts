@@ -50,6 +50,8 @@ export interface Candidate {
   byteLen: number;
   evicted: boolean;
   isToolResult: boolean;
+  toolName: string | null;
+  uuid: string | null;
 }
 
 export interface SearchFilters {
@@ -71,7 +73,7 @@ export interface SearchFilters {
 const CANDIDATE_COLUMNS = `t.id AS id, t.session_no AS sessionNo, s.session_key AS sessionKey,
   m.project AS project, t.record_type AS recordType, t.ts AS ts, t.is_sidechain AS sidechain,
   t.stream_offset AS streamOffset, t.byte_len AS byteLen, COALESCE(m.is_evicted, 0) AS evicted,
-  t.is_tool_result AS isToolResult`;
+  t.is_tool_result AS isToolResult, t.tool_name AS toolName, t.uuid AS uuid`;
 
 function toCandidate(r: Record<string, unknown>): Candidate {
   return {
@@ -87,6 +89,8 @@ function toCandidate(r: Record<string, unknown>): Candidate {
     byteLen: r.byteLen as number,
     evicted: r.evicted === 1,
     isToolResult: r.isToolResult === 1,
+    toolName: (r.toolName as string | null) ?? null,
+    uuid: (r.uuid as string | null) ?? null,
   };
 }
 
