@@ -4,6 +4,7 @@ import { humanBytes, outcome } from "../core/output.ts";
 import { VERSION } from "../core/constants.ts";
 import { install, type InstallReport } from "../core/setup/install.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
+import { dirname } from "../core/posix.ts";
 import { find } from "./mod.ts";
 
 const AUTO_COMPACT_NOTE =
@@ -65,6 +66,16 @@ function receipt(r: InstallReport): string[] {
   out.push(`${pad("data")}${r.dataDir}`);
   out.push(`${pad("transcripts")}${r.roots.length ? r.roots.join(", ") : "not known (see below)"}`);
   out.push(`${pad("undo")}terminus uninstall`);
+  if (r.pathLine) {
+    const where = r.pathLine.file ? `; add it to ${r.pathLine.file} for new shells` : "";
+    out.push(
+      "",
+      `${
+        dirname(r.loc.link)
+      } is not on PATH, so typing terminus finds nothing yet. This shell line fixes that${where}:`,
+      `  ${r.pathLine.line}`,
+    );
+  }
   out.push("");
   out.push(`${r.cleanup.finding}.`);
   if (r.cleanup.fix) {

@@ -510,6 +510,7 @@ Deno.test({
       stderr: "piped",
     }).output();
     assert.match(dec.decode(list.stdout), /terminus: .* - ✔ Connected/, dec.decode(list.stderr));
+    offline.PATH = `${join(sb.home, ".local", "bin")}:${offline.PATH}`; // as the receipt asks
     const doctor = await runLink(["doctor", "--json"]);
     const d = JSON.parse(doctor.out).data as Record<string, { state: string }>;
     assert.equal(d.binary.state, "ok", JSON.stringify(d.binary));
@@ -610,4 +611,26 @@ Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else n
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the receipt prints the shell line that puts the link's folder on PATH, only when it is not", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  const bin = join(sb.home, ".local", "bin");
+  const r = await install(sb, { SHELL: "/bin/bash" });
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.ok(r.out.includes(`${bin} is not on PATH`), r.out);
+  assert.ok(r.out.includes(`add it to ${join(sb.home, ".bashrc")}`), r.out);
+  assert.ok(r.out.includes(`\n  export PATH=${bin}:"$PATH"\n`), r.out);
+  // the line works: a shell that runs it finds terminus by name
+  const sh = await new Deno.Command("/bin/sh", {
+    args: ["-c", `export PATH=${bin}:"$PATH"; command -v terminus`],
+    env: { PATH: sb.env.PATH },
+    clearEnv: true,
+    stdout: "piped",
+  }).output();
+  assert.equal(new TextDecoder().decode(sh.stdout).trim(), join(bin, "terminus"));
+  const again = await install(sb, { PATH: `${bin}:${sb.env.PATH}` });
+  assert.equal(again.code, 0, again.out + again.err);
+  assert.doesNotMatch(again.out, /not on PATH/);
+  await settle(sb);
 });

@@ -7,12 +7,14 @@ import type { Env } from "../paths.ts";
 import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig } from "../config.ts";
 import { VERSION } from "../constants.ts";
-import { exists, join } from "../posix.ts";
+import { dirname, exists, join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
 import {
   findOnPath,
   type Locations,
   locations,
+  onPath,
+  pathLine,
   SETUP_HOOK_EVENTS,
   shellLine,
   shellWord,
@@ -129,6 +131,16 @@ function checkBinary(loc: Locations, env: Env): { v: Verdict; works: boolean } {
     }
   }
   const v = linkedVersion(loc, at.target);
+  const bin = dirname(loc.link);
+  if (v === VERSION && !onPath(bin, env)) {
+    return {
+      v: note(
+        `${loc.link} is this build (${VERSION}), but ${bin} is not on PATH, so terminus is not found by name`,
+        pathLine(bin, env).line,
+      ),
+      works: true,
+    };
+  }
   if (v === VERSION) return { v: ok(`${loc.link} is this build (${VERSION})`), works: true };
   return {
     v: note(

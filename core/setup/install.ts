@@ -6,10 +6,10 @@
 import type { Env } from "../paths.ts";
 import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig } from "../config.ts";
-import { exists } from "../posix.ts";
+import { dirname, exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
 import { runtimePath } from "../context.ts";
-import { type Locations, locations, type SetupHookEvent } from "./locations.ts";
+import { type Locations, locations, onPath, pathLine, type SetupHookEvent } from "./locations.ts";
 import {
   examineLink,
   placeCompiled,
@@ -68,6 +68,8 @@ export interface InstallReport {
   dataDir: string;
   roots: string[];
   backfill: { sizing: Sizing | null; problem: string | null; started: boolean };
+  /** The shell line that puts the link's folder on PATH, when it is not there. */
+  pathLine: { line: string; file: string | null } | null;
 }
 
 function refusal(loc: Locations, message: string): InstallReport {
@@ -84,6 +86,7 @@ function refusal(loc: Locations, message: string): InstallReport {
     dataDir: "",
     roots: [],
     backfill: { sizing: null, problem: null, started: false },
+    pathLine: null,
   };
 }
 
@@ -243,5 +246,6 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     dataDir: data,
     roots,
     backfill,
+    pathLine: onPath(dirname(loc.link), env) ? null : pathLine(dirname(loc.link), env),
   };
 }
