@@ -88,6 +88,10 @@ function receipt(r: InstallReport): string[] {
     for (const p of b.sizing.problems) out.push(`problem: ${p}`);
     if (b.sizing.transcripts === 0) {
       out.push("backfill: no transcripts on disk yet, so nothing was started");
+    } else if (b.sizing.pending === 0) {
+      out.push(
+        `backfill: ${b.sizing.transcripts} transcript(s), nothing to archive, so nothing was started`,
+      );
     } else {
       out.push(
         `backfill: ${b.sizing.transcripts} transcript(s), ${

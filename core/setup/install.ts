@@ -218,7 +218,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
   } catch (e) {
     backfill.problem = `the backfill could not be sized (${(e as Error).message})`;
   }
-  if (backfill.sizing && backfill.sizing.transcripts > 0) {
+  if (backfill.sizing && backfill.sizing.pending > 0) {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     const work = inp.hasBackfill ? ["backfill", "--work"] : ["ingest"];
     try {

@@ -343,6 +343,7 @@ export interface ObservationRow {
   generatedAt: string | null;
   mechanical: string | null;
   branch: string | null;
+  project: string | null;
   lastTurnAt: string | null;
   evicted: boolean;
   hasMeta: boolean;
@@ -364,7 +365,7 @@ export function listObservations(
   return (db.prepare(
     `SELECT o.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
        o.generated_at AS generatedAt, o.mechanical AS mechanical, m.branch AS branch,
-       m.last_turn_at AS lastTurnAt, COALESCE(m.is_evicted, 0) AS evicted,
+       m.project AS project, m.last_turn_at AS lastTurnAt, COALESCE(m.is_evicted, 0) AS evicted,
        m.session_no IS NOT NULL AS hasMeta
      FROM observations o JOIN sessions s ON s.session_no = o.session_no
        LEFT JOIN session_meta m ON m.session_no = o.session_no
@@ -375,6 +376,7 @@ export function listObservations(
     sessionId: (r.sessionId as string | null) ?? null,
     generatedAt: (r.generatedAt as string | null) ?? null,
     mechanical: (r.mechanical as string | null) ?? null,
+    project: (r.project as string | null) ?? null,
     branch: (r.branch as string | null) ?? null,
     lastTurnAt: (r.lastTurnAt as string | null) ?? null,
     evicted: r.evicted === 1,
