@@ -381,6 +381,27 @@ Deno.test("install reports cleanupPeriodDays from settings.json with the edit th
   assert.equal((await readJson(sb.settings)).cleanupPeriodDays, 7, "never changed");
 });
 
+const ALPHA_TRANSCRIPT = JSON.stringify({
+  type: "user",
+  uuid: "u1",
+  parentUuid: null,
+  timestamp: "2026-08-12T21:00:00.000Z",
+  cwd: "/nonexistent/terminus-install/alpha",
+  sessionId: "11111111-1111-4111-8111-111111111111",
+  message: { role: "user", content: "hello" },
+}) + "\n";
+
+/** Waits (up to 20 s) for the detached pass to archive something; the sessions it stored. */
+async function archivedSessions(sb: SetupBox): Promise<number> {
+  let sessions = 0;
+  for (let i = 0; i < 80 && sessions === 0; i++) {
+    await new Promise((res) => setTimeout(res, 250));
+    const s = await runCli(sb, ["status", "--json"]);
+    sessions = JSON.parse(s.out).data.sessions;
+  }
+  return sessions;
+}
+
 Deno.test({
   name: "install starts a detached backfill of the transcripts already on disk",
   ...real,
@@ -390,15 +411,7 @@ Deno.test({
       sb.claude,
       "/nonexistent/terminus-install/alpha",
       "11111111-1111-4111-8111-111111111111.jsonl",
-      JSON.stringify({
-        type: "user",
-        uuid: "u1",
-        parentUuid: null,
-        timestamp: "2026-08-12T21:00:00.000Z",
-        cwd: "/nonexistent/terminus-install/alpha",
-        sessionId: "11111111-1111-4111-8111-111111111111",
-        message: { role: "user", content: "hello" },
-      }) + "\n",
+      ALPHA_TRANSCRIPT,
     );
     const r = await install(sb);
     assert.equal(r.code, 0, r.out + r.err);
@@ -407,13 +420,7 @@ Deno.test({
       /backfill: 1 transcript\(s\), \d+ byte\(s\) not yet archived; archiving them in the background/,
     );
     // the detached pass archives it without anyone waiting for it
-    let sessions = 0;
-    for (let i = 0; i < 80 && sessions === 0; i++) {
-      await new Promise((res) => setTimeout(res, 250));
-      const s = await runCli(sb, ["status", "--json"]);
-      sessions = JSON.parse(s.out).data.sessions;
-    }
-    assert.equal(sessions, 1);
+    assert.equal(await archivedSessions(sb), 1);
     await settle(sb);
   },
 });
@@ -524,16 +531,6 @@ Deno.test({
 
 /* ---------- the runtime by its full path (issue 14, item 1) ---------- */
 
-const ALPHA_TRANSCRIPT = JSON.stringify({
-  type: "user",
-  uuid: "u1",
-  parentUuid: null,
-  timestamp: "2026-08-12T21:00:00.000Z",
-  cwd: "/nonexistent/terminus-install/alpha",
-  sessionId: "11111111-1111-4111-8111-111111111111",
-  message: { role: "user", content: "hello" },
-}) + "\n";
-
 Deno.test({
   name: "with no deno anywhere on PATH, install's detached backfill still starts and archives",
   sanitizeResources: false,
@@ -551,13 +548,7 @@ Deno.test({
     const r = await install(sb);
     assert.doesNotMatch(r.err + r.out, /could not be started/);
     assert.match(r.out, /archiving them in the background/);
-    let sessions = 0;
-    for (let i = 0; i < 80 && sessions === 0; i++) {
-      await new Promise((res) => setTimeout(res, 250));
-      const s = await runCli(sb, ["status", "--json"]);
-      sessions = JSON.parse(s.out).data.sessions;
-    }
-    assert.equal(sessions, 1);
+    assert.equal(await archivedSessions(sb), 1);
     await settle(sb);
   },
 });
