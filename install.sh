@@ -292,7 +292,8 @@ fetch() {
       die "$dest is this binary without execute permission; remove it and run the installer again"
     fi
   else
-    mkdir -p "$dest_dir" || die "$dest_dir could not be created"
+    # 0755 folders whatever the umask: these hold the code the hooks run.
+    (umask 022 && mkdir -p "$dest_dir") || die "$dest_dir could not be created"
     cp "$tmp/$name" "$dest_dir/.terminus.$$" || die "the binary could not be written to $dest_dir"
     chmod 755 "$dest_dir/.terminus.$$" || die "the binary in $dest_dir could not be made executable"
     mv -f "$dest_dir/.terminus.$$" "$dest" || die "the binary could not be stored as $dest"
@@ -300,7 +301,7 @@ fetch() {
 
   # Check the link path again, then point the link at the new binary.
   check_link
-  mkdir -p "$bin_dir" || die "$bin_dir could not be created"
+  (umask 022 && mkdir -p "$bin_dir") || die "$bin_dir could not be created"
   rm -f "$bin_dir/.terminus.$$"
   ln -s "$dest" "$bin_dir/.terminus.$$" || die "the link could not be made in $bin_dir"
   mv -f "$bin_dir/.terminus.$$" "$link" || die "$link could not be pointed at $dest"

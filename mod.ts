@@ -7,6 +7,7 @@ import type { Command, Parsed } from "./commands/types.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { UsageError } from "./core/errors.ts";
+import { Progress, type ProgressFactory } from "./core/progress.ts";
 import { type Chunk, escapeControls, type Outcome, outcome, render } from "./core/output.ts";
 
 const encoder = new TextEncoder();
@@ -21,6 +22,12 @@ function write(stream: typeof Deno.stdout, chunks: Chunk[]): void {
   }
 }
 
+/** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
+const terminalProgress: ProgressFactory = (label, total, unit) =>
+  new Progress(label, total, unit, (line) => {
+    write(Deno.stderr, [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
+  });
+
 /** One line of error, then the usage of the command misused (or the list of commands). */
 function misuse(message: string, cmd?: Command): never {
   const usage = cmd && cmd.name !== "help"
@@ -28,6 +35,25 @@ function misuse(message: string, cmd?: Command): never {
     : usageText();
   write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usage]);
   Deno.exit(2);
+}
+
+/**
+ * `--limit -5` as one option and its value: parseArgs calls a value starting with a dash
+ * ambiguous, which hides that the real trouble is a negative number the command refuses.
+ */
+function joinNegativeValues(args: string[], options: Command["options"]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    const opt = a.startsWith("--") ? options[a.slice(2)] : undefined;
+    if (opt?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
 }
 
 async function parse(cmd: Command, args: string[]): Promise<Parsed> {
@@ -42,7 +68,7 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
   if (cmd.json) options.json = { type: "boolean" };
   try {
     const { values, positionals } = parseArgs({
-      args,
+      args: joinNegativeValues(args, options),
       options,
       strict: true,
       allowPositionals: cmd.positionals,
@@ -52,6 +78,12 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     return { values: values as Parsed["values"], positionals, json, rawArgs: args };
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
+    if (negative) {
+      throw new UsageError(
+        `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
+      );
+    }
     throw new UsageError(`${cmd.name}: ${msg}`);
   }
 }
@@ -81,7 +113,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let result: Outcome;
   try {
-    result = await cmd.run(processContext(), parsed);
+    const ctx = processContext();
+    if (!parsed.json && cmd.name !== "hook" && cmd.name !== "mcp" && Deno.stderr.isTerminal()) {
+      ctx.progress = terminalProgress;
+    }
+    result = await cmd.run(ctx, parsed);
   } catch (e) {
     if (e instanceof UsageError) misuse(e.message, cmd);
     result = outcome(cmd.name, cmd.empty(parsed), {

@@ -26,6 +26,8 @@ const HELP = `deno task bench [options]
   --source DIR        genuine transcripts to copy (default /work/shared/corpus, or
                       TERMINUS_BENCH_CORPUS)
   --rebuild-corpus    rebuild the corpus even when a cached one matches
+  --real DIR          real transcripts (a folder holding projects/) for the recall section
+                      (default: the shared bench corpus, unpacked once into bench/out/real)
   --out FILE          JSON report (default bench/out/latest.json)
 `;
 
@@ -50,6 +52,7 @@ async function main(): Promise<number> {
       "half-runs": { type: "string" },
       source: { type: "string" },
       "rebuild-corpus": { type: "boolean" },
+      real: { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -67,6 +70,7 @@ async function main(): Promise<number> {
     noopRuns: positiveInt(values["noop-runs"], "noop-runs", 25),
     halfRuns: positiveInt(values["half-runs"], "half-runs", 1),
     rebuildCorpus: values["rebuild-corpus"] === true,
+    real: values.real ? resolve(values.real) : undefined,
   };
   const wanted = (values.only ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(
     Boolean,

@@ -29,8 +29,17 @@ export function wholeFlag(values: Values, name: string, min: number): number | n
   const v = values[name];
   if (v === undefined) return null;
   const s = String(v);
+  if (/^-\d/.test(s)) {
+    throw new UsageError(`--${name} takes a whole number of ${min} or more; '${s}' is negative`);
+  }
   if (!/^\d+$/.test(s)) throw new UsageError(`--${name} takes a whole number; '${s}' is not one`);
   const n = Number(s);
+  // Past 2^53 a number no longer names itself exactly: refuse it rather than round it.
+  if (!Number.isSafeInteger(n)) {
+    throw new UsageError(
+      `--${name} takes a whole number up to ${Number.MAX_SAFE_INTEGER}; '${s}' is larger`,
+    );
+  }
   if (n < min) throw new UsageError(`--${name} must be at least ${min}; got ${n}`);
   return n;
 }

@@ -12,12 +12,13 @@ import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
 import { DIR_MODE } from "../core/constants.ts";
 import {
   insideDataDir,
+  MOVE_STAGING,
   nearestExisting,
   normalizeTarget,
   probeTarget,
   recheckTarget,
 } from "../core/move/target.ts";
-import { copyTree, dirSize } from "../core/move/copy.ts";
+import { copyStaged, dirSize } from "../core/move/copy.ts";
 import { networkFsType } from "../core/move/mounts.ts";
 import { dataLocationFile, recordable, recordDataLocation } from "../core/move/location.ts";
 
@@ -110,19 +111,24 @@ export async function moveData(
     throw e;
   }
   if (!sourceInfo.isDirectory) return refuse(`the data directory ${source} is not a folder`);
+  // A data directory that is a link is copied and deleted where it really is; deleting the
+  // link alone would leave the whole store behind.
+  const linked = Deno.lstatSync(source).isSymlink;
+  const real = linked ? Deno.realPathSync(source) : source;
   const inside = insideDataDir(target, source);
   if (inside) return refuse(inside);
   if (!recordable(target)) {
     return refuse(`${JSON.stringify(target)} cannot be recorded as the data directory`);
   }
-  const before = probeTarget(target);
+  const ours = new Set([...Deno.readDirSync(real)].map((e) => e.name));
+  const before = probeTarget(target, undefined, ours);
   if (!before.ok) return refuse(`${before.reason}; nothing moved`);
 
-  const size = dirSize(source);
+  const size = dirSize(real);
   const network = networkFsType(target);
   io.say(
     [
-      row("data now", source),
+      row("data now", linked ? `${source} (a link to ${real})` : source),
       row("moving to", target),
       row("size", humanBytes(size)),
     ].join("\n") + "\n",
@@ -158,8 +164,15 @@ export async function moveData(
   const lock = tryIngestLock(source);
   if (!lock) return refuse(`${lockHeldMessage(source)}; nothing moved`);
   try {
-    const changed = recheckTarget(target, before);
+    const changed = recheckTarget(target, before, ours);
     if (changed) return refuse(changed);
+    const cleared: string[] = [];
+    if (before.kind === "leftover") {
+      // An earlier move stopped part way: what it left is cleared and the copy starts over.
+      const undo = undoCopy(target, null);
+      if (undo) return refuse(`${undo}; nothing moved`);
+      cleared.push(`cleared what an earlier move left in ${target}`);
+    }
 
     let created: string | null = null;
     if (before.kind === "absent") {
@@ -173,7 +186,7 @@ export async function moveData(
 
     let copied: number;
     try {
-      copied = copyTree(source, target);
+      copied = copyStaged(real, target, `${target}/${MOVE_STAGING}`);
     } catch (e) {
       const undo = undoCopy(target, created);
       return refuse(
@@ -195,9 +208,10 @@ export async function moveData(
       );
     }
 
-    const done = [`copied ${humanBytes(copied)} to ${target}`, `recorded in ${file}`];
+    const done = [...cleared, `copied ${humanBytes(copied)} to ${target}`, `recorded in ${file}`];
     try {
-      Deno.removeSync(source, { recursive: true });
+      Deno.removeSync(real, { recursive: true });
+      if (linked) Deno.removeSync(source);
     } catch (e) {
       return outcome(NAME, null, {
         ok: false,
@@ -207,7 +221,7 @@ export async function moveData(
         }; delete it by hand`,
       });
     }
-    done.push(`deleted ${source}`);
+    done.push(linked ? `deleted ${real}, and the link ${source} to it` : `deleted ${source}`);
     const warnings = overridden
       ? [`TERMINUS_DATA_DIR still names ${overridden}; unset it to use ${target}`]
       : [];

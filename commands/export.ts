@@ -29,6 +29,10 @@ export const command: Command = {
     // there is no default place to put an unredacted copy of every transcript
     if (a.positionals.length === 0) throw new UsageError("export needs a destination <dir>");
     if (a.positionals.length > 1) throw new UsageError("export takes one destination <dir>");
+    // An empty argument is a slip (an unset shell variable), not the current directory.
+    if (a.positionals[0].trim() === "") {
+      throw new UsageError("export: the destination <dir> is empty; name a folder");
+    }
     const dest = resolve(ctx.cwd, a.positionals[0]);
     try {
       const refusal = destinationRefusal(dest);
@@ -43,7 +47,7 @@ export const command: Command = {
       const { db, warnings } = opened;
       try {
         await initReader();
-        const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest);
+        const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest, ctx.progress);
         const failed = res.failed.length > 0;
         return outcome("export", {
           destination: dest,

@@ -6,6 +6,7 @@ import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { runWholePass } from "../core/ingest/whole.ts";
 import { runPass } from "../core/ingest/pass.ts";
+import { ingestRefusal } from "../core/transcript/admit.ts";
 
 export const command: Command = {
   name: "ingest",
@@ -29,9 +30,24 @@ export const command: Command = {
     const only = args.positionals[0] !== undefined
       ? resolve(ctx.cwd, args.positionals[0])
       : undefined;
+    if (only) {
+      const refusal = ingestRefusal(only, r.roots);
+      if (refusal) return outcome("ingest", null, { ok: false, exitCode: 1, reason: refusal });
+    }
     const res = only
-      ? await runPass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots, only })
-      : await runWholePass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots });
+      ? await runPass({
+        cfg: r.cfg,
+        dataDir: r.dataDir,
+        roots: r.roots,
+        only,
+        progress: ctx.progress,
+      })
+      : await runWholePass({
+        cfg: r.cfg,
+        dataDir: r.dataDir,
+        roots: r.roots,
+        progress: ctx.progress,
+      });
     if (!res.ran) {
       return outcome("ingest", null, {
         counts: [

@@ -144,9 +144,7 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
     await initCodec();
     const { db } = openWrite(r.store);
     try {
-      db.exec("BEGIN IMMEDIATE");
-      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
-      db.exec("COMMIT");
+      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress);
       return outcome("observations regenerate", { since, ...res }, {
         warnings: res.notes,
         counts: [`${res.selected} selected, ${res.regenerated} regenerated`],

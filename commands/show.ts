@@ -33,7 +33,13 @@ export const command: Command = {
     const ids: number[] = [];
     for (const p of a.positionals) {
       if (!/^\d+$/.test(p)) throw new UsageError(`show takes turn ids; '${p}' is not a number`);
-      ids.push(Number(p));
+      const id = Number(p);
+      if (!Number.isSafeInteger(id)) {
+        throw new UsageError(
+          `show: '${p}' is larger than any turn id can be (${Number.MAX_SAFE_INTEGER})`,
+        );
+      }
+      ids.push(id);
     }
     const beforeArg = wholeFlag(a.values, "before", 0);
     const afterArg = wholeFlag(a.values, "after", 0);

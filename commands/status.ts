@@ -4,9 +4,20 @@ import { humanBytes, outcome, row } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { counts, fileSizes } from "../core/store/inspect.ts";
-import { lastRun } from "../core/store/archive.ts";
+import { IN_FLIGHT_NOTE, lastRun } from "../core/store/runs.ts";
 
 const lines = (s: string | null) => (s ? s.split("\n") : null);
+
+/** Why no pass could ever create a store in `dir`, or null when it is absent or a folder. */
+function unusableDataDir(dir: string): string | null {
+  try {
+    if (Deno.statSync(dir).isDirectory) return null;
+    return `the data directory ${dir} is not a folder, so no store can be kept there`;
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) return null;
+    return `the data directory ${dir} cannot be read: ${(e as Error).message}`;
+  }
+}
 
 function empty() {
   return {
@@ -32,8 +43,10 @@ export const command: Command = {
     const r = resolveAll(ctx);
     const opened = openRead(r.store);
     if (!opened) {
+      const unusable = unusableDataDir(r.dataDir);
       return Promise.resolve(outcome("status", empty(), {
-        reason: `no store yet at ${r.store}; the first archive pass creates it`,
+        ok: unusable === null,
+        reason: unusable ?? `no store yet at ${r.store}; the first archive pass creates it`,
       }));
     }
     const { db, warnings } = opened;
@@ -52,14 +65,15 @@ export const command: Command = {
         last_run: run
           ? {
             started_at: run.startedAt,
-            duration_ms: run.durationMs,
+            // a pass in flight has no duration yet, and says so rather than pass for an empty one
+            duration_ms: run.inFlight ? null : run.durationMs,
             files_seen: run.filesSeen,
             files_committed: run.filesCommitted,
             files_failed: run.filesFailed,
             bytes_read: run.bytesRead,
             turns_added: run.turnsAdded,
             error: lines(run.error),
-            notes: lines(run.notes),
+            notes: run.inFlight ? [IN_FLIGHT_NOTE] : lines(run.notes),
           }
           : null,
       };
@@ -74,7 +88,7 @@ export const command: Command = {
       if (run) {
         out.push(
           row("last run", run.startedAt),
-          row("  duration", `${run.durationMs} ms`),
+          row("  duration", run.inFlight ? "not finished" : `${run.durationMs} ms`),
           row(
             "  files",
             `${run.filesSeen} walked, ${run.filesCommitted} committed, ${run.filesFailed} failed`,
@@ -82,7 +96,9 @@ export const command: Command = {
           row("  bytes read", run.bytesRead),
           row("  turns added", run.turnsAdded),
         );
-        for (const n of lines(run.notes) ?? []) out.push(row("  notes", n));
+        for (const n of run.inFlight ? [IN_FLIGHT_NOTE] : lines(run.notes) ?? []) {
+          out.push(row("  notes", n));
+        }
         for (const e of lines(run.error) ?? []) out.push(row("  error", e));
       } else {
         out.push(row("last run", "none yet"));

@@ -7,10 +7,14 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 1;
+export const DERIVED_SCHEMA = 3;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
+/** How many bytes before a watermark are hashed to notice a rewritten transcript. */
+export const REWRITE_CHECK_BYTES = 64 * 1024;
+/** A rewritten transcript's new lineage is archived under `<session_key>#<n>`, n from 2. */
+export const LINEAGE_MARK = "#";
 export const ZSTD_LEVEL = 3;
 
 /** SQLite busy timeouts: the pass may wait a little, readers barely. */
@@ -32,6 +36,9 @@ export const GIT_TIMEOUT_MS = 1_000;
 export const CLOSE_AFTER_MS = 6 * 60 * 60 * 1000;
 /** Sessions observed per pass; the rest wait. */
 export const OBSERVE_PER_PASS = 100;
+/** A pass commits its files in batches of at most this many bytes read, or this long. */
+export const PASS_BATCH_BYTES = 8 * 1024 * 1024;
+export const PASS_BATCH_MS = 250;
 /** Retention acts on at most this many sessions per action per pass. */
 export const RETENTION_PER_PASS = 100;
 
@@ -46,6 +53,8 @@ export const EXCERPT_CHARS = 240;
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
+/** Prompt recall: the newest candidates kept per thing a prompt names (twice the compacted window). */
+export const RECALL_POOL_PER_NAME = 100;
 export const ENTITIES_PER_TURN = 48;
 export const ENTITY_DEPTH_LIMIT = 8;
 export const ERROR_ENTITY_MAX_BYTES = 512;
@@ -55,6 +64,9 @@ export const CONTEXT_MAX = 25;
 export const CONTEXT_DEFAULT = 5;
 export const GET_MAX_IDS = 25;
 
+/** The MCP server's largest message; one this size or larger is answered with a JSON-RPC error. */
+export const MCP_MESSAGE_MAX_BYTES = 10 * 1024 * 1024;
+
 /** Injection (compiled in; only `replay` varies them). */
 export const INJECTION_CHARS_CAP = 10_000;
 export const BRIEF_CHARS_DEFAULT = 6_000;
@@ -63,6 +75,10 @@ export const QUOTE_CHARS = 240;
 export const HOOK_DEADLINE_MS = 50;
 export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
+/** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
+export const PASS_DEBOUNCE_MS = 3_000;
+/** Progress lines on a terminal are redrawn at most this often (10 a second). */
+export const PROGRESS_REDRAW_MS = 100;
 
 /** Snapshots. */
 export const SNAPSHOT_INTERVAL_HOURS_DEFAULT = 24;
@@ -92,6 +108,8 @@ export const SQLITE_LOCK_BYTE_OFFSET = 0x40000000;
  * linux x86_64 machine), rounded down. MB here is 10^6 bytes, as the bench reports it.
  */
 export const BACKFILL_RATE_MB_S = 11;
+/** A pass that read less than this says little about the rate (start-up dominates it). */
+export const RATE_SAMPLE_MIN_BYTES = 8 * 1_000_000;
 
 /** `terminus data move`: the filesystem types /proc/self/mountinfo names for a network mount. */
 export const NETWORK_FS_TYPES = [

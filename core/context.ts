@@ -3,23 +3,40 @@
  * directory the person typed the command in.
  */
 import { type Env, processEnv } from "./paths.ts";
+import type { ProgressFactory } from "./progress.ts";
 
 export interface Context {
   env: Env;
-  /** Where the command was typed; `deno task` runs in the checkout and passes this as INIT_CWD. */
+  /** Where the command was typed (the current directory; see TASK_CWD_VAR for `deno task`). */
   cwd: string;
   /** The path of the program's entry (for starting itself detached). */
   self: string[];
+  /** Progress for long work, when a person is watching a terminal; absent otherwise. */
+  progress?: ProgressFactory;
 }
 
 export function processContext(): Context {
   let cwd: string;
   try {
-    cwd = processEnv("INIT_CWD") ?? Deno.cwd();
+    cwd = taskCwd() ?? Deno.cwd();
   } catch {
     cwd = processEnv("PWD") ?? "/";
   }
   return { env: processEnv, cwd, self: selfCommand() };
+}
+
+/**
+ * `deno task terminus` runs in the checkout; its task line hands the directory it was typed in
+ * over in this variable. Only that entry sets it, and it is taken out of the environment at
+ * once so nothing this process starts inherits it. INIT_CWD is not read: every shell npm
+ * started carries it, and an installed `terminus` must answer for the directory it runs in.
+ */
+export const TASK_CWD_VAR = "TERMINUS_TASK_CWD";
+
+function taskCwd(): string | undefined {
+  const v = processEnv(TASK_CWD_VAR);
+  if (v !== undefined) Deno.env.delete(TASK_CWD_VAR);
+  return v;
 }
 
 /**

@@ -38,9 +38,12 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
 }
 
 // deno-lint-ignore no-control-regex
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f]/g;
+const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
-/** Tab and newline pass; every other C0 control and DEL prints as a \u00XX escape. */
+/**
+ * Tab and newline pass; every other C0 control, DEL and the C1 controls (U+0080–U+009F, which
+ * some terminals obey too: U+009B is a one-character CSI) print as a \u00XX escape.
+ */
 export function escapeControls(s: string): string {
   return s.replace(
     CONTROLS,

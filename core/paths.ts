@@ -31,6 +31,8 @@ export const CONFIG_FILE = "terminus.toml";
 export const DATA_LOCATION_FILE = "data-location";
 export const STORE_FILE = "terminus.db";
 export const LOCK_FILE = "LOCK";
+/** When a hook last started a detached pass (see core/ingest/gate.ts). */
+export const PASS_STAMP_FILE = "PASS_STARTED";
 export const SNAPSHOT_DIR = "snapshots";
 export const QUEUE_DIR = "queue";
 

@@ -18,6 +18,7 @@ import { THRESHOLDS } from "../core/inject/thresholds.ts";
 import { type DecisionDoc, queueDecision } from "../core/inject/queue.ts";
 import { readState, safeSessionId, type SessionState, writeState } from "../core/inject/state.ts";
 import { boundaries, sessionNosForId } from "../core/store/inject_sql.ts";
+import { claimPassStart } from "../core/ingest/gate.ts";
 
 export const HOOK_EVENTS = [
   "SessionStart",
@@ -100,12 +101,19 @@ function output(event: HookEvent, text: string): string {
     "\n";
 }
 
+/** The one stderr line of a hook that had something to hand over and ran out of time. */
+export function deadlineLine(event: HookEvent): string {
+  return `terminus hook ${event}: past the ${HOOK_DEADLINE_MS} ms deadline; nothing handed over`;
+}
+
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
 
 export async function runHook(event: HookEvent, ctx: Context): Promise<HookResult> {
   const res: HookResult = { stdout: null, stderr: [] };
   try {
-    spawnIngest(ctx);
+    // A burst of prompts starts one pass, not one each; a session's start and end always do.
+    const always = event === "SessionStart" || event === "SessionEnd";
+    if (claimPassStart(resolveDataDir(ctx.env), always)) spawnIngest(ctx);
   } catch (e) {
     res.stderr.push(
       `terminus hook: the archive pass could not be started: ${(e as Error).message}`,
@@ -139,12 +147,9 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
     const dataDir = resolveDataDir(ctx.env);
     const h = new Handler(event, payload, cfg, dataDir, late);
     const text = h.run();
+    for (const p of h.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
     if (text !== null && !late()) res.stdout = output(event, text);
-    else if (text !== null) {
-      res.stderr.push(
-        `terminus hook ${event}: past the ${HOOK_DEADLINE_MS} ms deadline; nothing handed over`,
-      );
-    }
+    else if (text !== null || h.missedDeadline) res.stderr.push(deadlineLine(event));
   } catch (e) {
     res.stderr.push(`terminus hook ${event}: ${(e as Error).message.split("\n")[0]}`);
   }
@@ -152,8 +157,12 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
 }
 
 class Handler {
+  /** Something was found but the deadline had passed, so it was dropped. */
+  missedDeadline = false;
   sessionId: string | null;
   cwd: string | null;
+  /** Writes that failed: each is a stderr line, and none costs the text handed over. */
+  problems: string[] = [];
   #db: Db | null | undefined;
 
   constructor(
@@ -165,6 +174,15 @@ class Handler {
   ) {
     this.sessionId = safeSessionId(payload.session_id);
     this.cwd = str(payload.cwd);
+  }
+
+  /** A read-only or full data directory loses the state or log record, never the answer. */
+  save(what: string, write: () => void): void {
+    try {
+      write();
+    } catch (e) {
+      this.problems.push(`${what} could not be written: ${(e as Error).message.split("\n")[0]}`);
+    }
   }
 
   /** The store, opened read-only at most once; null when there is none. */
@@ -186,7 +204,9 @@ class Handler {
         case "PostCompact": {
           if (!this.sessionId) return null;
           const st = readState(this.dataDir, this.sessionId);
-          if (this.oweCompaction(st)) writeState(this.dataDir, this.sessionId, st);
+          if (this.oweCompaction(st)) {
+            this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
+          }
           return null;
         }
         default:
@@ -240,7 +260,9 @@ class Handler {
       }
       return brief.text;
     } finally {
-      if (st && changed) writeState(this.dataDir, this.sessionId!, st);
+      if (st && changed) {
+        this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
+      }
     }
   }
 
@@ -275,11 +297,12 @@ class Handler {
         doc.note = "past the deadline: nothing handed over";
         doc.injected = [];
         text = null;
+        this.missedDeadline = true;
       }
-      queueDecision(this.dataDir, doc);
+      this.save("the decision log", () => queueDecision(this.dataDir, doc));
       if (text !== null && this.sessionId && st) {
         st.injected = [...new Set([...st.injected, ...doc.injected.map((i) => i.id)])];
-        writeState(this.dataDir, this.sessionId, st);
+        this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
       }
     }
     return text;
@@ -327,7 +350,7 @@ class Handler {
     doc.watermark = r.watermark;
     if (r.compacted && st && this.sessionId) {
       st.compaction_owed = null; // the wider look is spent on this one prompt
-      writeState(this.dataDir, this.sessionId, st);
+      this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
     }
     return r.text;
   }

@@ -5,7 +5,6 @@
  * result this server sends.
  */
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import {
   type CallToolRequest,
   CallToolRequestSchema,
@@ -15,7 +14,6 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
-import process from "node:process";
 import { VERSION } from "../core/constants.ts";
 import { loadConfig } from "../core/config.ts";
 import { dataDir, type Env, storePath } from "../core/paths.ts";
@@ -28,6 +26,7 @@ import {
   type ToolEnv,
 } from "../core/recall/tools.ts";
 import { CONTEXT_MAX, GET_MAX_IDS, SEARCH_LIMIT_MAX } from "../core/constants.ts";
+import { LineTransport } from "./stdio.ts";
 
 export const SERVER_INFO = { name: "terminus", version: VERSION };
 const META = { "io.modelcontextprotocol/serverInfo": SERVER_INFO };
@@ -172,9 +171,23 @@ export function stampResults(t: Transport): Transport {
   return t;
 }
 
+/** One line saying what is wrong with a tools/call's tool name, or null when it is a string. */
+function nameProblem(params: unknown): string | null {
+  if (params === null || typeof params !== "object" || Array.isArray(params)) {
+    return "tools/call needs params naming a tool";
+  }
+  const name = (params as { name?: unknown }).name;
+  if (name === undefined) return "tools/call names no tool";
+  if (typeof name === "string") return null;
+  const kind = name === null ? "null" : Array.isArray(name) ? "an array" : `a ${typeof name}`;
+  return `tools/call name must be a string, not ${kind}`;
+}
+
 /**
  * The SDK rejects a tools/call whose arguments are not an object as a protocol error; the
- * contract makes that a tool result with isError, so such a call is answered here.
+ * contract makes that a tool result with isError, so such a call is answered here. A call
+ * whose name is missing or not a string is answered here too, with one line rather than the
+ * SDK's schema dump.
  */
 export function answerNonObjectArguments(
   t: Transport,
@@ -191,6 +204,15 @@ export function answerNonObjectArguments(
       id?: string | number;
       params?: { name?: unknown; arguments?: unknown };
     };
+    const problem = m.method === "tools/call" && m.id !== undefined ? nameProblem(m.params) : null;
+    if (problem) {
+      void t.send({
+        jsonrpc: "2.0",
+        id: m.id!,
+        error: { code: ErrorCode.InvalidParams, message: problem },
+      }).catch(() => {});
+      return;
+    }
     const args = m.params?.arguments;
     const handler = typeof m.params?.name === "string" ? HANDLERS[m.params.name] : undefined;
     if (
@@ -213,12 +235,10 @@ export function answerNonObjectArguments(
 /** Serves on stdio until Claude Code closes stdin. */
 export async function serveStdio(env: Env): Promise<void> {
   const server = createServer(env);
-  const transport = stampResults(new StdioServerTransport());
+  const transport = stampResults(new LineTransport());
   const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
   await server.connect(transport);
   answerNonObjectArguments(transport, env);
-  // The SDK's stdio transport does not notice stdin ending; Claude Code closing it is our cue.
-  process.stdin.once("end", () => void server.close());
-  process.stdin.once("close", () => void server.close());
+  // The transport closes when Claude Code closes stdin.
   await closed;
 }

@@ -123,7 +123,7 @@ Deno.test("a 10 MB single line is archived whole", async () => {
   await verifyClean(sb);
 });
 
-Deno.test("a transcript truncated below its watermark is flagged diverged and its archive kept", async () => {
+Deno.test("a transcript truncated below its watermark is flagged diverged, its archive kept, and the file archived again as a new lineage", async () => {
   await using sb = await sandbox();
   const content = await fixture("every_record.jsonl");
   const path = await writeTranscript(sb.claude, ALPHA, `${ID1}.jsonl`, content);
@@ -144,9 +144,16 @@ Deno.test("a transcript truncated below its watermark is flagged diverged and it
   );
   assert.equal(s.last_run!.error, null, "a divergence is a note, not an error");
   assert.deepEqual(
-    query(sb.store, "SELECT transcript_diverged FROM session_meta"),
-    [{ transcript_diverged: 1 }],
+    query(
+      sb.store,
+      "SELECT session_key, transcript_diverged FROM sessions JOIN session_meta USING (session_no) ORDER BY session_no",
+    ),
+    [
+      { session_key: `${ID1}.jsonl`, transcript_diverged: 1 },
+      { session_key: `${ID1}.jsonl#2`, transcript_diverged: 0 },
+    ],
   );
+  assertSameBytes(streams.get(`${ID1}.jsonl#2`), shorter, "the new lineage holds the file now");
 
   const v = await verifyClean(sb);
   assert.match(
@@ -157,11 +164,12 @@ Deno.test("a transcript truncated below its watermark is flagged diverged and it
   const human = await cliOk(sb, ["verify"]);
   assert.equal(human.out, "", "a divergence is no failure");
 
-  // it is never re-read from 0, even once the file grows past the old watermark
+  // the old lineage is never re-read; the new one takes what the file gains
   await Deno.writeFile(path, bytes(shorter, content, content));
   await cliOk(sb, ["ingest"]);
   streams = await archivedStreams(sb.store);
   assertSameBytes(streams.get(`${ID1}.jsonl`), content, "still what it held");
+  assertSameBytes(streams.get(`${ID1}.jsonl#2`), bytes(shorter, content, content), "never spliced");
 });
 
 Deno.test("a transcript deleted between passes keeps its archive, and is no divergence", async () => {

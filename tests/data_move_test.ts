@@ -451,6 +451,68 @@ Deno.test("a path created, removed, replaced or changed while the question waite
   }
 });
 
+Deno.test("a data directory that is a symlink is moved from where it really is, and both go", async () => {
+  const m = await moving();
+  await using _ = m.sb;
+  const real = join(m.sb.dir, "real-data");
+  await Deno.rename(m.data, real);
+  await Deno.symlink(real, m.data);
+  const before = await snapshot(real);
+  const target = join(m.sb.dir, "new", "place");
+  const r = await cli(m, ["data", "move", target, "-y"]);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(await snapshot(target), before, "the store itself was copied");
+  assert.ok(!(await exists(real)), "the real folder is deleted, not left behind");
+  assert.ok(!(await exists(m.data)), "the link is gone too");
+  assert.match(r.out, new RegExp(`^data now +${m.data} \\(a link to ${real}\\)$`, "m"));
+  assert.match(r.err, new RegExp(`^deleted ${real}, and the link ${m.data} to it$`, "m"));
+  const status = await cli(m, ["status", "--json"]);
+  assert.equal(JSON.parse(status.out).data.sessions, 1);
+});
+
+Deno.test("a move killed part way leaves no file under a real name, and a retry clears its own leftovers", async () => {
+  const m = await moving();
+  await using _ = m.sb;
+  // a snapshot larger than the file-size limit the first try runs under
+  const snap = join(m.data, "snapshots", "terminus-2026-01-01T00-00-00.000Z.db");
+  await Deno.mkdir(join(m.data, "snapshots"), { recursive: true, mode: 0o700 });
+  await Deno.writeFile(snap, new Uint8Array(8 << 20).fill(7), { mode: 0o600 });
+  const before = await snapshot(m.data);
+  const target = join(m.sb.dir, "new", "place");
+  // RLIMIT_FSIZE: the kernel kills the mover (SIGXFSZ) as it writes past 1 MB
+  const argv = [Deno.execPath(), ...cliArgs(["data", "move", target, "-y"])];
+  const killed = await new Deno.Command("/bin/sh", {
+    args: ["-c", 'ulimit -f 2000; exec "$@"', "sh", ...argv],
+    cwd: m.sb.dir,
+    env: m.env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(killed.signal, "SIGXFSZ", decoder.decode(killed.stderr));
+  const left = [...(await snapshot(target)).keys()];
+  assert.ok(left.includes(".terminus-move.partial"), left.join(", "));
+  assert.deepEqual(
+    left.filter((p) => !p.startsWith(".terminus-move.partial") && !before.has(p)),
+    [],
+    "nothing but the staging folder and finished entries",
+  );
+  assert.ok(!left.includes("snapshots/terminus-2026-01-01T00-00-00.000Z.db"), left.join(", "));
+  assert.deepEqual(await snapshot(m.data), before, "the data directory is untouched");
+  assert.ok(!(await exists(m.locationFile)), "no location recorded");
+
+  // a folder holding the staging folder and something the data directory never holds is not ours
+  await Deno.writeTextFile(join(target, "mine.txt"), "x");
+  refused(await cli(m, ["data", "move", target, "-y"]), /already holds files/, "foreign file");
+  await Deno.remove(join(target, "mine.txt"));
+
+  const r = await cli(m, ["data", "move", target, "-y"]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /^cleared what an earlier move left in /m);
+  assert.deepEqual(await snapshot(target), before, "exactly the data directory, nothing left over");
+  assert.ok(!(await exists(m.data)));
+});
+
 Deno.test("a copy that fails deletes nothing and leaves the old location recorded", async () => {
   const m = await moving();
   await using _ = m.sb;

@@ -531,7 +531,7 @@ Deno.test("hook UserPromptSubmit: a turn is not handed over twice in a session, 
   assert.deepEqual(
     turnIdsIn(additionalContext(other, "UserPromptSubmit") ?? ""),
     [w.readCall],
-    "another session gets it",
+    `another session gets it (stderr: ${other.err})`,
   );
 
   // the brief quoted B's last reply, which read config/app.toml

@@ -135,6 +135,25 @@ Deno.test("a signed release is stored under its version, linked, and terminus in
   assert.equal(r.err, "", "nothing on stderr");
 });
 
+Deno.test("under umask 000 the folders it makes are 0755 and the binary 0755", async () => {
+  await using src = serve(TLS);
+  const s = await scene();
+  await publish(src, "1.2.3");
+  const r = await run(SH, ["-c", 'umask 000; exec "$0" "$@"', SH, SCRIPT, src.url], {
+    env: {
+      HOME: s.home,
+      PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+      CURL_CA_BUNDLE: TLS.certFile,
+    },
+    cwd: s.dir,
+  });
+  assert.equal(r.code, 0, r.err);
+  const dirs = [join(s.home, ".local", "bin"), join(s.versions, "1.2.3")];
+  for (let d = s.versions; d !== s.home; d = join(d, "..")) dirs.push(d);
+  for (const d of dirs) assert.equal((await Deno.stat(d)).mode! & 0o7777, 0o755, d);
+  assert.equal((await Deno.stat(join(s.versions, "1.2.3", "terminus"))).mode! & 0o7777, 0o755);
+});
+
 Deno.test("piped into sh -s -- <source>, as the install line runs it, it installs the same", async () => {
   await using src = serve(TLS);
   const s = await scene();

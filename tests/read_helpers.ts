@@ -251,7 +251,7 @@ export function hitsOf(env: Envelope): Hit[] {
 export function hasRawControl(s: string): boolean {
   for (const c of s) {
     const n = c.charCodeAt(0);
-    if ((n < 0x20 && n !== 0x09 && n !== 0x0a) || n === 0x7f) return true;
+    if ((n < 0x20 && n !== 0x09 && n !== 0x0a) || (n >= 0x7f && n <= 0x9f)) return true;
   }
   return false;
 }

@@ -44,6 +44,8 @@ export interface BenchOptions {
   noopRuns: number;
   halfRuns: number;
   rebuildCorpus: boolean;
+  /** A folder holding `projects/` of real transcripts (default: the shared bench corpus). */
+  real?: string;
 }
 
 export interface BenchContext {

@@ -23,6 +23,8 @@ const ANSWERING: Event[] = ["SessionStart", "UserPromptSubmit"];
 /** Spawns per event (the brief asks for at least 100); TERMINUS_BENCH_HOOK_RUNS to change. */
 const DEFAULT_RUNS = 100;
 const BURST_RUNS = 20;
+/** Prompt hooks started at the same moment (issue: bursts of parallel sessions). */
+const CONCURRENT_BURSTS = [10, 50];
 const PHASE_PROCESSES = 15;
 const PHASE_LOOP = 40;
 const DEADLINE = /past the 50 ms deadline|past the deadline/;
@@ -200,6 +202,16 @@ function countDeadlineDecisions(dataDir: string, store: string, sinceId: number)
     db.close();
   }
   return n;
+}
+
+/** Archive passes recorded so far. */
+function runRows(store: string): number {
+  const db = new DatabaseSync(store, { readOnly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
 }
 
 function maxDecisionId(store: string): number {
@@ -471,6 +483,28 @@ export const section: Section = {
     }
     await settle(scn.dataDir);
 
+    // concurrent bursts: N prompt hooks at once (one turn's worth of parallel sessions)
+    const bursts: { n: number; wall: number[]; dropped: number; passes: number }[] = [];
+    for (const n of CONCURRENT_BURSTS) {
+      const before = runRows(scn.store);
+      const rs = await Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          timedSpawn(
+            hookArgs("UserPromptSubmit"),
+            payloadFor("UserPromptSubmit", 30_000 + n * 100 + i, w),
+            ctx.repo,
+            env,
+          )),
+      );
+      await settle(scn.dataDir);
+      bursts.push({
+        n,
+        wall: rs.map((r) => r.wallMs),
+        dropped: rs.filter((r) => DEADLINE.test(r.stderr)).length,
+        passes: runRows(scn.store) - before,
+      });
+    }
+
     // phases, in-process, in fresh child processes (one cold pass through each step apiece)
     const phaseArgs = (e: Event, scratch: string) => [
       ...flags,
@@ -584,6 +618,19 @@ export const section: Section = {
         fmt(b),
       ),
     );
+    for (const b of bursts) {
+      const p = pcts(b.wall);
+      metrics.push(
+        metric(
+          `hook_concurrent_${b.n}_p50_ms`,
+          `UserPromptSubmit, ${b.n} at once, p50 wall`,
+          r1(p.p50),
+          "ms",
+          undefined,
+          `${fmt(p)}; ${b.dropped} said past the deadline; ${b.passes} archive pass(es) ran`,
+        ),
+      );
+    }
     // phases: cold = the first pass through each step in a fresh process (what a hook pays)
     const phaseRows: Record<string, Record<string, { cold: number; warm: number }>> = {};
     for (const e of ANSWERING) {

@@ -14,6 +14,7 @@ import { section as rss } from "./rss.ts";
 import { section as search } from "./search.ts";
 import { section as maintenance } from "./maintenance.ts";
 import { section as hooks } from "./hooks.ts";
+import { section as recall } from "./recall.ts";
 
 export const SECTIONS: Section[] = [
   floor,
@@ -26,4 +27,5 @@ export const SECTIONS: Section[] = [
   search,
   maintenance,
   hooks,
+  recall,
 ];

@@ -9,6 +9,7 @@ import { QUEUE_DIR } from "../paths.ts";
 import { insertDecision, unlabelledClosed, writeLabels } from "../store/decisions.ts";
 import type { DecisionDoc } from "../inject/queue.ts";
 import { judge } from "./labels.ts";
+import { rollback } from "../store/rollback.ts";
 
 export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   const dir = join(dataDir, QUEUE_DIR);
@@ -52,7 +53,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
     }
     db.exec("COMMIT");
   } catch (e) {
-    db.exec("ROLLBACK");
+    rollback(db);
     throw e;
   }
   // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
@@ -88,7 +89,7 @@ export function labelClosed(db: Db): string[] {
     }
     db.exec("COMMIT");
   } catch (e) {
-    db.exec("ROLLBACK");
+    rollback(db);
     throw e;
   }
   return [`${rows.length} decision(s) labelled`];

@@ -1,10 +1,11 @@
 /**
  * Labels, written once when a decision's session has closed: hit, false positive, miss,
- * wasted budget. A hit is a proxy: the injected turn's path, symbol, error or command came
- * up again later in the same session.
+ * wasted budget. A hit is a proxy: a later turn of the same session touched the very path or
+ * identifier the injected turn was matched on (by the same structural rule recall uses).
  */
 import type { Db } from "../store/db.ts";
 import { entitiesOfTurn, type LabelRow, laterEntities } from "../store/decisions.ts";
+import { entityMatches, matchTurn } from "../recall/structural.ts";
 
 const REFERENCED_KINDS = new Set(["path", "symbol", "error", "command"]);
 const RECALL_TOOL = /(recall_search|recall_get)$/;
@@ -19,18 +20,15 @@ export interface Judged {
 /** The labels one decision earns, given what it injected (shared by the pass and replay). */
 export function judge(db: Db, decisionId: number, d: Judged): LabelRow[] {
   const later = laterEntities(db, d.sessionId, d.at);
-  const laterKeys = new Set(
-    later.filter((e) => REFERENCED_KINDS.has(e.kind)).map((e) => e.kind + "\u0000" + e.value),
-  );
+  const touched = later.filter((e) => REFERENCED_KINDS.has(e.kind));
   const labels: LabelRow[] = [];
   const carried = new Set<string>();
   let hit = false;
   for (const t of d.injected) {
     const ents = entitiesOfTurn(db, t.id);
     for (const e of ents) carried.add(e.value);
-    const isHit = ents.some((e) =>
-      REFERENCED_KINDS.has(e.kind) && laterKeys.has(e.kind + "\u0000" + e.value)
-    );
+    const on = matchTurn(ents, d.spellings).spellings;
+    const isHit = touched.some((e) => on.some((s) => entityMatches(e, s)));
     hit ||= isHit;
     labels.push({
       decisionId,

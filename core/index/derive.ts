@@ -10,6 +10,7 @@ import {
   isTyped,
   messageText,
   type Rec,
+  slashCommand,
   str,
 } from "../transcript/records.ts";
 import { ftsBody, textParts } from "./fts.ts";
@@ -39,7 +40,7 @@ export function deriveTurn(l: LineAt): DerivedRows {
       ts: str(rec.timestamp),
       streamOffset: l.streamOffset,
       byteLen: l.byteLen,
-      isTyped: isTyped(rec),
+      isTyped: !l.sidecar && isTyped(rec),
       isSidechain: l.sidecar || rec.isSidechain === true,
       isToolResult: hasToolResult(rec),
     },
@@ -52,8 +53,11 @@ export function deriveTurn(l: LineAt): DerivedRows {
     (t.recordType === "user" || t.recordType === "assistant") && !t.isToolResult &&
     rec.isCompactSummary !== true
   ) {
-    // fold only as much as a quote can use
-    const text = parts.join(" ").slice(0, 4 * INJECTION_CHARS_CAP).replace(/\s+/g, " ").trim();
+    // fold only as much as a quote can use; a slash command is quoted as it was typed
+    const text = (slashCommand(rec) ?? parts.join(" ")).slice(0, 4 * INJECTION_CHARS_CAP).replace(
+      /\s+/g,
+      " ",
+    ).trim();
     if (text !== "") {
       rows.quote = text.length <= INJECTION_CHARS_CAP
         ? text

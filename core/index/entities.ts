@@ -116,6 +116,8 @@ export function extractEntities(rec: Rec): Entity[] {
       if (name === "Bash" && typeof input.command === "string") {
         add("command", commandName(input.command));
         for (const p of pathWords(input.command)) add("path", p);
+        // The identifiers the whole invocation names: prompt recall matches a command by them.
+        for (const s of symbolsIn(input.command)) add("symbol", s);
       }
       if (name === "Grep" && typeof input.pattern === "string") {
         for (const s of symbolsIn(input.pattern)) add("symbol", s);

@@ -2,16 +2,19 @@
  * Rebuilding the derived tables from the archived blocks, with the same turn ids. An evicted
  * session has no blocks, so its rows are carried across untouched.
  */
-import type { Db } from "../store/db.ts";
+import type { ProgressFactory } from "../progress.ts";
+import { type Db, transaction } from "../store/db.ts";
+import { readCheckedStream } from "../store/blocks.ts";
 import {
   clearSearchIndex,
   deleteDerived,
+  deleteDerivedTurns,
   type DerivedRows,
-  readWholeStream,
   rebuildTargets,
   setTurnCount,
+  turnSpans,
   writeDerived,
-} from "../store/archive.ts";
+} from "../store/derived.ts";
 import { isTurn, parseLine } from "../transcript/records.ts";
 import { deriveTurn } from "./derive.ts";
 
@@ -42,41 +45,99 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
   return rows;
 }
 
-/** Rebuilds every non-evicted session, one transaction each. Caller holds the ingest lock. */
-export function rebuildDerived(db: Db): RebuildResult {
-  const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
-  const targets = rebuildTargets(db);
-  // A contentless FTS5 table cannot take a deleted row's tokens out of its BM25 totals, so
-  // row-by-row rebuilding would skew every later score. With no evicted session (whose
-  // search rows are the only copy left) the index is emptied whole and refilled instead.
-  const wholesale = !targets.some((t) => t.evicted);
-  if (wholesale) clearSearchIndex(db);
-  for (const t of targets) {
-    if (t.evicted) {
-      out.preserved++;
-      continue;
+/**
+ * Rebuilds every non-evicted session in ONE transaction, so a rebuild that is interrupted
+ * (killed, Ctrl-C) leaves the index exactly as it was, and readers see the old index until the
+ * new one is whole. A session that fails is rolled back alone (a savepoint) and named. `also`
+ * runs inside the same transaction (the pass clears its rebuild-pending mark there).
+ * Caller holds the ingest lock.
+ */
+export function rebuildDerived(
+  db: Db,
+  also?: () => void,
+  progress?: ProgressFactory,
+): RebuildResult {
+  return transaction(db, () => {
+    const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
+    const targets = rebuildTargets(db);
+    const shown = progress?.("reindexing", targets.length, "sessions");
+    // A contentless FTS5 table cannot take a deleted row's tokens out of its BM25 totals, so
+    // row-by-row rebuilding would skew every later score. With no evicted session (whose
+    // search rows are the only copy left) the index is emptied whole and refilled instead.
+    const wholesale = !targets.some((t) => t.evicted);
+    if (wholesale) clearSearchIndex(db);
+    for (const t of targets) {
+      shown?.add(1);
+      if (t.evicted) {
+        out.preserved++;
+        continue;
+      }
+      try {
+        const damage = transaction(db, () => rebuildSession(db, t, wholesale, out));
+        if (damage) out.skipped.push({ session_key: t.sessionKey, reason: damage });
+      } catch (e) {
+        const lost = wholesale ? "; its search rows could not be rebuilt" : "";
+        out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
+      }
     }
-    let rows: DerivedRows[];
-    try {
-      rows = deriveStream(readWholeStream(db, t.sessionNo), t.sidecar);
-    } catch (e) {
-      const lost = wholesale ? "; its search rows could not be rebuilt" : "";
-      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
-      continue;
-    }
-    db.exec("BEGIN IMMEDIATE");
-    try {
-      deleteDerived(db, t.sessionNo);
-      writeDerived(db, t.sessionNo, rows);
-      setTurnCount(db, t.sessionNo, rows.length);
-      db.exec("COMMIT");
-    } catch (e) {
-      db.exec("ROLLBACK");
-      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message });
-      continue;
-    }
+    shown?.finish();
+    also?.();
+    return out;
+  });
+}
+
+/**
+ * One session. Every block is checked against its hash first: when one fails, only the turns
+ * lying wholly in sound blocks are rebuilt, the other turns keep the rows they had, and the
+ * damage is returned to be reported.
+ */
+function rebuildSession(
+  db: Db,
+  { sessionNo, sidecar }: { sessionNo: number; sidecar: boolean },
+  wholesale: boolean,
+  out: RebuildResult,
+): string | null {
+  const { stream, damaged } = readCheckedStream(db, sessionNo);
+  if (damaged.length === 0) {
+    const rows = deriveStream(stream, sidecar);
+    deleteDerived(db, sessionNo);
+    writeDerived(db, sessionNo, rows);
+    setTurnCount(db, sessionNo, rows.length);
     out.sessions++;
     out.turns += rows.length;
+    return null;
   }
-  return out;
+  const hit = (from: number, to: number) => damaged.some((d) => from < d.to && to > d.from);
+  const spans = turnSpans(db, sessionNo);
+  let rows: DerivedRows[];
+  let kept: number;
+  if (spans.length > 0) {
+    // the turn rows say where each turn lies; a turn's line ends with its newline
+    const sound = spans.filter((s) => !hit(s.streamOffset, s.streamOffset + s.byteLen + 1));
+    rows = [];
+    for (const s of sound) {
+      const line = stream.subarray(s.streamOffset, s.streamOffset + s.byteLen);
+      const rec = parseLine(line);
+      if (!rec || !isTurn(rec)) continue;
+      rows.push(deriveTurn({ ...s, rec, sidecar }));
+    }
+    deleteDerivedTurns(db, sessionNo, sound.map((s) => s.turnSeq));
+    kept = spans.length - sound.length;
+  } else {
+    // no rows to go by (the derived tables were recreated): only the lines before the first
+    // damaged block have known turn numbers
+    const first = Math.min(...damaged.map((d) => d.from));
+    rows = deriveStream(stream.subarray(0, stream.lastIndexOf(0x0a, first - 1) + 1), sidecar);
+    deleteDerived(db, sessionNo);
+    kept = 0;
+  }
+  writeDerived(db, sessionNo, rows);
+  out.turns += rows.length;
+  const blocks = damaged.map((d) => `block ${d.block} ${d.detail}`).join("; ");
+  return `${blocks}: ${rows.length} turn(s) rebuilt from the sound blocks` +
+    (kept > 0
+      ? `, ${kept} turn(s) in damaged blocks keep the rows they had` +
+        (wholesale ? " but not their search rows" : "")
+      : "") +
+    "; terminus verify names the damage";
 }

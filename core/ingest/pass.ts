@@ -1,30 +1,39 @@
 /**
- * The archive pass: recovery, discovery, one transaction per file, then lineage and closing.
+ * The archive pass: recovery, discovery, files committed in batches (a savepoint each), then lineage and closing.
  * A file that fails is recorded and the pass goes on; nothing archived is ever rewritten
  * except the trailing partial block.
  */
 import { basename, dirname, join } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
-import { CLOSE_AFTER_MS } from "../constants.ts";
+import {
+  CLOSE_AFTER_MS,
+  LINEAGE_MARK,
+  PASS_BATCH_BYTES,
+  PASS_BATCH_MS,
+  REWRITE_CHECK_BYTES,
+} from "../constants.ts";
 import {
   checkpoint,
   clearRebuildPending,
   type Db,
+  DERIVED_SHAPE_SINCE,
   openWrite,
-  rebuildPending,
+  rebuildPendingFrom,
+  transaction,
 } from "../store/db.ts";
 import {
   allSessionStates,
   appendSession,
-  beginRun,
-  closeSessions,
-  finishRun,
   markDiverged,
-  recoverWatermarks,
-  resolveContinuations,
-  type RunRow,
   type SessionState,
-} from "../store/archive.ts";
+} from "../store/blocks.ts";
+import { beginRun, finishRun, type RunRow } from "../store/runs.ts";
+import {
+  closeSessions,
+  recoverWatermarks,
+  recoveryDue,
+  resolveContinuations,
+} from "../store/lineage.ts";
 import { rebuildDerived } from "../index/reindex.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
@@ -33,6 +42,10 @@ import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { tryIngestLock } from "./lock.ts";
+import { missingTranscript } from "./missing.ts";
+import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
+import { rollback } from "../store/rollback.ts";
+import type { ProgressFactory } from "../progress.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -43,6 +56,8 @@ export interface PassInput {
   now?: Date;
   /** Extra whole-tree steps (observe, retention, snapshot) run after closing. */
   afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
+  /** Bytes archived of those waiting, for a person watching a terminal. */
+  progress?: ProgressFactory;
 }
 
 export interface AfterCloseContext {
@@ -96,6 +111,7 @@ class Pass {
   notes: string[] = [];
   errors: string[] = [];
   states: Map<string, SessionState>;
+  tails = new Map<number, Tail>();
 
   constructor(readonly db: Db, readonly input: PassInput) {
     this.states = new Map(); // read after recovery, which may change watermarks
@@ -113,15 +129,23 @@ class Pass {
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
     if (state?.evicted) return { committed: false, bytesRead: 0, turnsAdded: 0 };
-    const size = Deno.statSync(found.path).size;
+    const info = Deno.statSync(found.path);
+    const size = info.size;
+    const mtimeMs = info.mtime?.getTime() ?? null;
     const offset = state?.offset ?? 0;
-    if (state?.diverged) return { committed: false, bytesRead: 0, turnsAdded: 0 };
-    if (state && size < offset) {
+    if (state?.diverged) {
+      // the file no longer holds what was archived: it goes on as a new lineage, from byte 0
+      return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
+    }
+    const changed = state ? this.rewritten(state, found.path, size, mtimeMs) : null;
+    if (state && changed) {
       markDiverged(this.db, state.sessionNo);
+      this.states.set(key.sessionKey, { ...state, diverged: true });
+      const next = nextLineage(key.sessionKey);
       this.notes.push(
-        `${key.sessionKey}: the transcript is now ${size} byte(s), shorter than the ${offset} archived; flagged as diverged and not re-read`,
+        `${key.sessionKey}: the transcript ${changed}; flagged as diverged, the archive keeps what it held, and the file is archived again from its start as ${next}`,
       );
-      return { committed: false, bytesRead: 0, turnsAdded: 0 };
+      return this.prepare(found, { ...key, sessionKey: next });
     }
     if (size === offset) return { committed: false, bytesRead: 0, turnsAdded: 0 };
 
@@ -133,6 +157,8 @@ class Pass {
       key,
       state,
       offset,
+      size,
+      mtimeMs,
       input: {
         chunk,
         end,
@@ -146,6 +172,66 @@ class Pass {
         cwd: state?.cwd ?? null,
       },
     };
+  }
+
+  /**
+   * How the file's archived bytes changed, or null when they did not: it is shorter than the
+   * watermark, or the bytes just before the watermark no longer hash as they did. Read only
+   * when the size or mtime moved since the last look.
+   */
+  rewritten(state: SessionState, path: string, size: number, mtimeMs: number | null) {
+    const offset = state.offset ?? 0;
+    if (size < offset) return `is now ${size} byte(s), shorter than the ${offset} archived`;
+    const t = this.tails.get(state.sessionNo);
+    if (!t || t.offset !== offset) {
+      // archived by an earlier build, or recovery moved the watermark: take the baseline now
+      if (offset > 0) {
+        const len = Math.min(REWRITE_CHECK_BYTES, offset);
+        const bytes = readRange(path, offset - len, offset);
+        const now = {
+          sessionNo: state.sessionNo,
+          offset,
+          len,
+          hash: tailHash(bytes),
+          size,
+          mtimeMs,
+        };
+        putTail(this.db, now);
+        this.tails.set(state.sessionNo, now);
+      }
+      return null;
+    }
+    if (t.size === size && t.mtimeMs !== null && t.mtimeMs === mtimeMs) return null;
+    const before = readRange(path, offset - t.len, offset);
+    if (before.length !== t.len || tailHash(before) !== t.hash) {
+      return `was rewritten: its bytes before ${offset} are not the ones archived`;
+    }
+    // unchanged: remember this look, unless the new bytes' commit is about to record a tail
+    if (size === offset) {
+      const seen = { ...t, size, mtimeMs };
+      putTail(this.db, seen);
+      this.tails.set(state.sessionNo, seen);
+    }
+    return null;
+  }
+
+  /** Records what the file held just before its new watermark, for the next pass to compare. */
+  rememberTail(p: Prepared, sessionNo: number): void {
+    const upTo = p.offset + p.input.end;
+    const len = Math.min(REWRITE_CHECK_BYTES, upTo);
+    const bytes = p.input.end >= len
+      ? p.input.chunk.subarray(p.input.end - len, p.input.end)
+      : readRange(p.found.path, upTo - len, upTo);
+    const t = {
+      sessionNo,
+      offset: upTo,
+      len: bytes.length,
+      hash: tailHash(bytes),
+      size: p.size,
+      mtimeMs: p.mtimeMs,
+    };
+    putTail(this.db, t);
+    this.tails.set(sessionNo, t);
   }
 
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
@@ -199,6 +285,7 @@ class Pass {
       },
       derived: d.derived,
     });
+    this.rememberTail(p, r.sessionNo);
     // keep the in-memory view current for files that share a key later in this pass
     this.states.set(key.sessionKey, {
       sessionNo: r.sessionNo,
@@ -223,18 +310,85 @@ class Pass {
   }
 
   /** Archives the files in order, one transaction each, reporting each file's outcome. */
+  /** The bytes past the watermarks, for progress (one stat per file). */
+  waiting(files: Found[]): number {
+    let n = 0;
+    for (const f of files) {
+      try {
+        const size = Deno.statSync(f.path).size;
+        n += Math.max(0, size - (this.states.get(this.keyOf(f).sessionKey)?.offset ?? 0));
+      } catch { /* it is reported when it is archived */ }
+    }
+    return n;
+  }
+
   async archiveAll(
     files: Found[],
     done: (f: Found, r: FileOutcome | Error) => void,
   ): Promise<void> {
-    for (const f of files) {
-      try {
-        const p = this.prepare(f, this.keyOf(f));
-        done(f, "input" in p ? await this.finish(p, deriveChunk(p.input)) : p);
-      } catch (e) {
-        done(f, e as Error);
+    // Files are committed in batches: each file's rows and watermark still go in together
+    // (its own savepoint, so a file that fails takes nothing else with it), but FTS5 flushes
+    // its segments once per batch instead of once per file. A pass killed mid-batch loses
+    // only that batch's uncommitted work, which the next pass redoes from the watermarks; a
+    // batch whose commit fails (a full disk) reports each of its files as failed.
+    const batch = new Batch(this.db, done);
+    try {
+      for (const f of files) {
+        batch.open();
+        try {
+          const p = this.prepare(f, this.keyOf(f));
+          batch.add(f, "input" in p ? await this.finish(p, deriveChunk(p.input)) : p);
+        } catch (e) {
+          done(f, e as Error);
+        }
       }
+    } finally {
+      batch.close();
     }
+  }
+}
+
+/**
+ * The outer transaction files are committed in, closed after PASS_BATCH_BYTES or _MS. A file's
+ * outcome is reported only once its batch has committed, so nothing is counted as archived
+ * that a failed commit took back.
+ */
+class Batch {
+  #open = false;
+  #bytes = 0;
+  #since = 0;
+  #pending: [Found, FileOutcome][] = [];
+  constructor(
+    readonly db: Db,
+    readonly done: (f: Found, r: FileOutcome | Error) => void,
+  ) {}
+  open(): void {
+    if (this.#open) return;
+    this.db.exec("BEGIN IMMEDIATE");
+    this.#open = true;
+    this.#bytes = 0;
+    this.#since = performance.now();
+  }
+  add(f: Found, r: FileOutcome): void {
+    this.#pending.push([f, r]);
+    this.#bytes += r.bytesRead;
+    if (this.#bytes >= PASS_BATCH_BYTES || performance.now() - this.#since >= PASS_BATCH_MS) {
+      this.close();
+    }
+  }
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    const pending = this.#pending;
+    this.#pending = [];
+    try {
+      if (this.db.isTransaction) this.db.exec("COMMIT");
+    } catch (e) {
+      rollback(this.db);
+      for (const [f, r] of pending) this.done(f, r.committed ? e as Error : r);
+      return;
+    }
+    for (const [f, r] of pending) this.done(f, r);
   }
 }
 
@@ -243,7 +397,15 @@ interface Prepared {
   key: KeyInfo;
   state: SessionState | null;
   offset: number;
+  size: number;
+  mtimeMs: number | null;
   input: ChunkInput;
+}
+
+/** `<key>` -> `<key>#2`, `<key>#2` -> `<key>#3`. */
+function nextLineage(key: string): string {
+  const m = new RegExp(`^(.*)${LINEAGE_MARK}(\\d+)$`).exec(key);
+  return m ? `${m[1]}${LINEAGE_MARK}${Number(m[2]) + 1}` : `${key}${LINEAGE_MARK}2`;
 }
 
 /** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
@@ -265,8 +427,11 @@ export async function runPass(input: PassInput): Promise<PassResult> {
 async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const now = input.now ?? new Date();
   const t0 = performance.now();
-  const runId = beginRun(db, now.toISOString());
+  const begun = beginRun(db, now.toISOString());
   const pass = new Pass(db, input);
+  for (const at of begun.died) {
+    pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
+  }
   const problems: string[] = [];
   const run: RunRow = {
     startedAt: now.toISOString(),
@@ -282,17 +447,19 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   let excludedOnly = false;
   let onlyFailed = false;
 
-  db.exec("BEGIN IMMEDIATE");
   try {
-    pass.notes.push(...recoverWatermarks(db));
-    db.exec("COMMIT");
+    if (recoveryDue(db)) {
+      await initCodec(); // a lowered stream's trailing block is rewritten
+      pass.notes.push(...transaction(db, () => recoverWatermarks(db)));
+    }
   } catch (e) {
-    db.exec("ROLLBACK");
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
   pass.states = allSessionStates(db);
+  ensureTails(db);
+  pass.tails = allTails(db);
 
   let files: Found[];
   let excludedCount = 0;
@@ -312,11 +479,15 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
 
   run.filesSeen = files.length;
+  const progress = input.progress
+    ? input.progress("archiving", pass.waiting(files), "bytes")
+    : null;
   await pass.archiveAll(files, (f, r) => {
+    if (!(r instanceof Error)) progress?.add(r.bytesRead);
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
-        ? `${f.path}: the transcript vanished before it could be read`
+        ? missingTranscript(f.path)
         : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);
@@ -331,6 +502,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     run.bytesRead += r.bytesRead;
     run.turnsAdded += r.turnsAdded;
   });
+  progress?.finish();
   if (excludedCount > 0 && !input.only) {
     pass.notes.push(
       `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,
@@ -355,15 +527,27 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   run.durationMs = Math.round(performance.now() - t0);
   run.error = pass.errors.length ? pass.errors.join("\n") : null;
   run.notes = pass.notes.length ? pass.notes.join("\n") : null;
-  finishRun(db, runId, run);
+  finishRun(db, begun.id, run);
   if (run.filesCommitted > 0) checkpoint(db);
-  return { ran: true, run, problems, excludedOnly, onlyFailed };
+  // every error the run row records is shown as well, a failed step's included
+  const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
+  return { ran: true, run, problems: shown, excludedOnly, onlyFailed };
 }
 
 async function rebuildDerivedIfStale(db: Db): Promise<string | null> {
-  if (!rebuildPending(db)) return null;
+  const from = rebuildPendingFrom(db);
+  if (from === null) return null;
   await initCodec();
-  const r = rebuildDerived(db);
-  clearRebuildPending(db);
-  return `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  // the mark is cleared in the rebuild's own transaction: a pass killed midway rebuilds again
+  const r = rebuildDerived(db, () => clearRebuildPending(db));
+  let note =
+    `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  if (r.preserved > 0 && from < DERIVED_SHAPE_SINCE.turns_fts) {
+    // a contentless index cannot hand its rows over to a new one
+    note +=
+      `; ${r.preserved} evicted session(s) kept their rows, but not their search index rows, so search no longer finds them`;
+  } else if (r.preserved > 0) {
+    note += `; ${r.preserved} evicted session(s) kept their rows as they were`;
+  }
+  return note;
 }

@@ -19,8 +19,12 @@ export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Pro
       } catch (e) {
         c.errors.push(`the injection log could not be updated: ${(e as Error).message}`);
       }
-      c.notes.push(...(await observeClosed(db, c.now)));
-      // each step stands alone: one that fails is named and the next still runs
+      // each step below is caught on its own: one that fails is named and the next still runs
+      try {
+        c.notes.push(...(await observeClosed(db, c.now)));
+      } catch (e) {
+        c.errors.push(`closed sessions could not be observed: ${(e as Error).message}`);
+      }
       try {
         const r = applyRetention(db, input.cfg, c.now);
         c.notes.push(...r.notes);

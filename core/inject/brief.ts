@@ -39,7 +39,10 @@ export function buildBrief(
     const lines = [
       BRIEF_HEAD,
       OPEN_TAG,
-      `The last session in ${project} ended ${day}, on branch ${s.branch ?? "(none recorded)"}.`,
+      // Outside a repository, or detached, there is no branch worth naming.
+      s.branch && s.branch !== "HEAD"
+        ? `The last session in ${project} ended ${day}, on branch ${s.branch}.`
+        : `The last session in ${project} ended ${day}.`,
     ];
     if (askedText !== null) lines.push(`It last asked: ${cut(askedText, quoteMax)}`);
     if (answeredText !== null) lines.push(`It last answered: ${cut(answeredText, quoteMax)}`);

@@ -3,7 +3,7 @@
  * earlier turns that match on something structural, and log the decision either way.
  */
 import type { Db } from "../store/db.ts";
-import type { Visibility } from "../store/query.ts";
+import { uuidsIn, type Visibility } from "../store/query.ts";
 import {
   boundaries,
   droppedTurnIds,
@@ -11,7 +11,7 @@ import {
   quotesFor,
   sessionNosForId,
 } from "../store/inject_sql.ts";
-import { type Hit, rank } from "../recall/rank.ts";
+import { type Hit, structuralRank } from "../recall/rank.ts";
 import { type Query, tokens } from "../recall/query.ts";
 import { MAX_QUERY_TOKENS } from "../constants.ts";
 import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./frame.ts";
@@ -122,6 +122,8 @@ export interface RecallInput {
   filter: (s: string) => string;
   /** Only turns up to this id (replay: the index as it stood). */
   maxId?: number;
+  /** Only turns from before this time (the bench's replay of a corpus in time order). */
+  beforeTs?: string;
 }
 
 export interface Recall {
@@ -149,19 +151,26 @@ export function recall(r: RecallInput): Recall {
   // A turn of this session is still in context unless a compaction dropped it.
   const mineSet = new Set(mine);
   const hits = q.match
-    ? rank(r.db, {
-      query: q,
+    ? structuralRank(r.db, {
+      spellings: r.spellings,
       vis: r.vis,
-      // Turns no prompt may be handed (tool results, attachments, system records) are left
-      // out of the lookup itself, so they take no rank.
-      filters: { quotable: true, maxId: r.maxId },
+      maxId: r.maxId,
+      beforeTs: r.beforeTs,
       limit: compacted ? r.thresholds.compacted_ranked : r.thresholds.ranked,
     })
     : [];
+  // A resumed session's file copies earlier history in: the same uuid in another archived
+  // session is that copy's original, in context just the same.
+  const copied = uuidsIn(
+    r.db,
+    mine,
+    hits.filter((h) => h.candidate.uuid && !mineSet.has(h.candidate.sessionNo)).map((h) =>
+      h.candidate.uuid!
+    ),
+  );
   for (const h of hits) {
-    if (
-      mineSet.has(h.candidate.sessionNo) && !droppedAll.has(h.turn_id) && !suppress.has(h.turn_id)
-    ) {
+    if (suppress.has(h.turn_id) || droppedAll.has(h.turn_id)) continue;
+    if (mineSet.has(h.candidate.sessionNo) || (h.candidate.uuid && copied.has(h.candidate.uuid))) {
       suppress.set(h.turn_id, "visible in this session");
     }
   }

@@ -7,15 +7,25 @@ import { pathWords, symbolsIn } from "../index/entities.ts";
 
 /** Sentence punctuation closing a word is prose, not part of the path the word names. */
 const TRAILING_PUNCTUATION = /[?!.,;:]+(?=\s|$)/g;
+/** How pathWords splits a line into words. */
+const PATH_SEPARATORS = /[\s;&|<>()]+/;
+const SLASH = /[/\\]/;
+const SLASH_COMMAND = /^\s*\/[A-Za-z0-9_:.-]+(?=\s|$)/;
 
 export function spellings(prompt: string, cwd: string | null, max: number): string[] {
   const out: string[] = [];
   const add = (s: string) => {
     if (s && !out.includes(s) && out.length < max) out.push(s);
   };
-  for (const p of pathWords(prompt.replace(TRAILING_PUNCTUATION, ""))) {
+  // A slash command's name (`/erk:plan-implement 8511`) is a command, not a path.
+  const text = prompt.replace(SLASH_COMMAND, "").replace(TRAILING_PUNCTUATION, "");
+  for (const p of pathWords(text)) {
     add(!isAbsolute(p) && cwd ? resolve(cwd, p) : p);
   }
-  for (const s of symbolsIn(prompt)) add(s);
+  // The parts of a named path are not named on their own: `src/erk_cli/x.py` names a file,
+  // not the folder `erk_cli`.
+  for (const s of symbolsIn(text.split(PATH_SEPARATORS).filter((w) => !SLASH.test(w)).join(" "))) {
+    add(s);
+  }
   return out;
 }

@@ -46,8 +46,16 @@ export function readState(dataDir: string, sessionId: string): SessionState {
 export function writeAtomic(dir: string, name: string, text: string): void {
   Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const tmp = join(dir, `.${name}.${crypto.randomUUID()}.tmp`);
-  Deno.writeTextFileSync(tmp, text, { mode: FILE_MODE });
-  Deno.renameSync(tmp, join(dir, name));
+  try {
+    Deno.writeTextFileSync(tmp, text, { mode: FILE_MODE });
+    Deno.renameSync(tmp, join(dir, name));
+  } catch (e) {
+    // a full disk leaves a half-written temp file: it goes, so it takes no more room
+    try {
+      Deno.removeSync(tmp);
+    } catch { /* never created */ }
+    throw e;
+  }
 }
 
 export function writeState(dataDir: string, sessionId: string, s: SessionState): void {

@@ -65,6 +65,22 @@ export function copyTree(from: string, to: string): number {
   return total;
 }
 
+/**
+ * Copies `from` into `staging` (created 0700 inside `target`), then renames each entry into
+ * `target` and removes `staging`. A move stopped part way leaves only `staging` and entries
+ * already complete, never a half-written file under a real name.
+ */
+export function copyStaged(from: string, target: string, staging: string): number {
+  Deno.mkdirSync(staging, { mode: DIR_MODE });
+  const total = copyTree(from, staging);
+  for (const ent of [...Deno.readDirSync(staging)]) {
+    Deno.renameSync(join(staging, ent.name), join(target, ent.name));
+  }
+  syncDir(target);
+  Deno.removeSync(staging);
+  return total;
+}
+
 /** Best effort: a folder's own entries reach the disk. */
 export function syncDir(dir: string): void {
   try {

@@ -28,7 +28,12 @@ export interface Identity {
 export type Probe =
   | { ok: true; kind: "absent"; identity: null }
   | { ok: true; kind: "empty"; identity: Identity }
+  /** What a move stopped part way left here: its staging folder and finished entries. */
+  | { ok: true; kind: "leftover"; identity: Identity }
   | { ok: false; reason: string };
+
+/** The folder inside the target a move copies into before renaming the entries into place. */
+export const MOVE_STAGING = ".terminus-move.partial";
 
 /** A path for a shell command line: left bare when it needs no quoting. */
 export function shellWord(p: string): string {
@@ -113,8 +118,15 @@ export function currentUid(): number {
   }
 }
 
-/** Checks `path` in the spec's order of refusals. */
-export function probeTarget(path: string, uid: number = currentUid()): Probe {
+/**
+ * Checks `path` in the spec's order of refusals. A folder holding a move's staging folder,
+ * and otherwise only names the data directory holds (`ours`), is an earlier move's leftover.
+ */
+export function probeTarget(
+  path: string,
+  uid: number = currentUid(),
+  ours: ReadonlySet<string> = new Set(),
+): Probe {
   let info: Deno.FileInfo;
   try {
     info = Deno.lstatSync(path);
@@ -152,11 +164,18 @@ export function probeTarget(path: string, uid: number = currentUid()): Probe {
     };
   }
   let entries = 0;
+  let staging = false;
+  let foreign = false;
   try {
-    for (const _ of Deno.readDirSync(path)) entries++;
+    for (const e of Deno.readDirSync(path)) {
+      entries++;
+      if (e.name === MOVE_STAGING) staging = true;
+      else if (!ours.has(e.name)) foreign = true;
+    }
   } catch (e) {
     return { ok: false, reason: `${path} cannot be listed: ${(e as Error).message}` };
   }
+  if (staging && !foreign) return { ok: true, kind: "leftover", identity: identityOf(info) };
   if (entries > 0) {
     return {
       ok: false,
@@ -172,8 +191,12 @@ export function probeTarget(path: string, uid: number = currentUid()): Probe {
  * After the question: the path is checked again and held to what it was before it.
  * Returns the refusal, or null when it is unchanged and still acceptable.
  */
-export function recheckTarget(path: string, before: Probe & { ok: true }): string | null {
-  const now = probeTarget(path);
+export function recheckTarget(
+  path: string,
+  before: Probe & { ok: true },
+  ours: ReadonlySet<string> = new Set(),
+): string | null {
+  const now = probeTarget(path, undefined, ours);
   const was = before.kind === "absent" ? "absent" : "an empty folder";
   const exists = (() => {
     try {
@@ -186,11 +209,14 @@ export function recheckTarget(path: string, before: Probe & { ok: true }): strin
   if (before.kind === "absent" && exists) {
     return `${path} was created while the question waited (it was ${was}); nothing moved`;
   }
-  if (before.kind === "empty" && !exists) {
+  if (before.kind !== "absent" && !exists) {
     return `${path} was removed while the question waited; nothing moved`;
   }
   if (!now.ok) return `${now.reason} (it changed while the question waited); nothing moved`;
-  if (before.kind === "empty" && now.kind === "empty") {
+  if (now.kind !== before.kind) {
+    return `${path} was changed while the question waited; nothing moved`;
+  }
+  if (before.kind !== "absent" && now.kind !== "absent") {
     const a = before.identity;
     const b = now.identity;
     if (a.dev !== b.dev || a.ino !== b.ino) {

@@ -1,11 +1,12 @@
 /** The pass's observe step, and `observations regenerate`: both read the archived stream. */
-import type { Db } from "../store/db.ts";
+import type { ProgressFactory } from "../progress.ts";
+import { type Db, transaction } from "../store/db.ts";
+import { readWholeStream } from "../store/blocks.ts";
 import {
-  readWholeStream,
   rewriteMechanical,
   unobservedClosed,
   writeObservation,
-} from "../store/archive.ts";
+} from "../store/observations_sql.ts";
 import { listObservations, type Visibility } from "../store/query.ts";
 import { OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
@@ -18,19 +19,20 @@ export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   if (targets.length === 0) return notes;
   await initCodec();
   let done = 0;
-  db.exec("BEGIN IMMEDIATE");
-  for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
-    let stream: Uint8Array;
-    try {
-      stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
-    } catch (e) {
-      notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
-      continue;
+  transaction(db, () => {
+    for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
+      let stream: Uint8Array;
+      try {
+        stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
+      } catch (e) {
+        notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
+        continue;
+      }
+      const m = JSON.stringify(observe(stream, t.branch));
+      writeObservation(db, t.sessionNo, now.toISOString(), m);
+      done++;
     }
-    writeObservation(db, t.sessionNo, now.toISOString(), JSON.stringify(observe(stream, t.branch)));
-    done++;
-  }
-  db.exec("COMMIT");
+  });
   if (done > 0) notes.push(`${done} closed session(s) observed`);
   if (targets.length > OBSERVE_PER_PASS) {
     notes.push(
@@ -46,10 +48,27 @@ export interface RegenerateResult {
   notes: string[];
 }
 
-export function regenerate(db: Db, vis: Visibility, since: string | null): RegenerateResult {
+/** Recomputes the selected observations in one transaction: a kill leaves them all as they were. */
+export function regenerate(
+  db: Db,
+  vis: Visibility,
+  since: string | null,
+  progress?: ProgressFactory,
+): RegenerateResult {
+  return transaction(db, () => regenerateAll(db, vis, since, progress));
+}
+
+function regenerateAll(
+  db: Db,
+  vis: Visibility,
+  since: string | null,
+  progress?: ProgressFactory,
+): RegenerateResult {
   const rows = listObservations(db, vis, since);
   const out: RegenerateResult = { selected: rows.length, regenerated: 0, notes: [] };
+  const shown = progress?.("regenerating", rows.length, "sessions");
   for (const r of rows) {
+    shown?.add(1);
     if (r.evicted) {
       out.notes.push(`${r.sessionKey}: its text was evicted, so it cannot be recomputed`);
       continue;
@@ -62,5 +81,6 @@ export function regenerate(db: Db, vis: Visibility, since: string | null): Regen
       out.notes.push(`${r.sessionKey}: could not be recomputed: ${(e as Error).message}`);
     }
   }
+  shown?.finish();
   return out;
 }

@@ -1,6 +1,11 @@
 /**
- * The ranking of the one search: FTS5 BM25 candidates, an entity bonus for structured matches, the spec's
- * total order, then excerpts for the hits that survive the limit.
+ * Ranking. `rank` is the one search (`terminus search`, recall_search): FTS5 BM25 candidates,
+ * plus a bonus for entities whose words the query covers (a ranking signal only), in the spec's
+ * total order; excerpts are cut later, for the hits that survive the limit.
+ *
+ * `structuralRank` is prompt recall's lookup: candidates come from exact entity keys (see
+ * structural.ts), each keeps only the entities that really are what the prompt named, and those
+ * matches rank them. No word overlap decides what may be handed over.
  */
 import type { Db } from "../store/db.ts";
 import {
@@ -9,10 +14,12 @@ import {
   entityDf,
   searchCandidates,
   type SearchFilters,
+  structuralCandidates,
   totalTurns,
   type Visibility,
 } from "../store/query.ts";
-import { SEARCH_POOL } from "../constants.ts";
+import { canonicalPath, isPathSpelling, matchTurn, pathKeys } from "./structural.ts";
+import { RECALL_POOL_PER_NAME, SEARCH_POOL } from "../constants.ts";
 import { type Query, tokens } from "./query.ts";
 
 export interface Hit {
@@ -116,6 +123,75 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
     };
   });
   if (a.query.match) hits.sort(compareHits); // else already newest first
+  return hits.slice(0, a.limit);
+}
+
+export interface StructuralArgs {
+  spellings: string[];
+  vis: Visibility;
+  maxId?: number;
+  /** Only turns from before this time (the bench replays prompts against their past). */
+  beforeTs?: string;
+  limit: number;
+}
+
+/**
+ * Prompt recall's ranked hits: only quotable turns with at least one structural match, scored
+ * by their idf-weighted structural matches (rarer things named count more), then in the
+ * spec's order (main thread before subagents, newer first). BM25 is left out here: every
+ * candidate already carries what the prompt named, and scoring FTS5 over a few hundred given
+ * rowids cost up to 1.8 s on a real store, far past the hook's 50 ms.
+ */
+export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
+  const paths = new Set<string>();
+  const pathTails: string[] = [];
+  const identifiers: string[] = [];
+  for (const s of a.spellings) {
+    if (isPathSpelling(s)) {
+      for (const k of pathKeys(s)) paths.add(k);
+      const c = canonicalPath(s);
+      if (!c.startsWith("/")) pathTails.push(c);
+    } else identifiers.push(s);
+  }
+  const cands = structuralCandidates(
+    db,
+    { paths: [...paths], pathTails, identifiers },
+    a.vis,
+    { maxId: a.maxId, beforeTs: a.beforeTs },
+    RECALL_POOL_PER_NAME,
+  );
+  if (!cands.length) return [];
+  const ents = entitiesOf(db, cands.map((c) => c.id));
+  let n = -1;
+  const dfCache = new Map<string, number>();
+  const hits: Hit[] = [];
+  for (const c of cands) {
+    const m = matchTurn(ents.get(c.id) ?? [], a.spellings);
+    if (!m.matched.length) continue;
+    let score = 0;
+    for (const e of m.matched) {
+      const key = e.kind + "\u0000" + e.value;
+      let df = dfCache.get(key);
+      if (df === undefined) dfCache.set(key, df = entityDf(db, e.kind, e.value));
+      if (n < 0) n = totalTurns(db);
+      score += EXACT_WEIGHT * Math.log(1 + n / Math.max(1, df));
+    }
+    hits.push({
+      turn_id: c.id,
+      session_key: c.sessionKey,
+      project: c.project,
+      record_type: c.recordType,
+      ts: c.ts,
+      sidechain: c.sidechain,
+      relevance: score,
+      entity_score: score,
+      matched_on: m.matched,
+      excerpt: "",
+      clipped: { start: false, end: false },
+      candidate: c,
+    });
+  }
+  hits.sort(compareHits);
   return hits.slice(0, a.limit);
 }
 

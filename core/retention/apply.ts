@@ -3,6 +3,7 @@ import type { Config } from "../config.ts";
 import type { Db } from "../store/db.ts";
 import { deleteSession, evictSession } from "../store/retention_sql.ts";
 import { evaluateRetention } from "./evaluate.ts";
+import { rollback } from "../store/rollback.ts";
 
 export interface RetentionStep {
   notes: string[];
@@ -21,7 +22,7 @@ export function applyRetention(db: Db, cfg: Config, now: Date): RetentionStep {
       db.exec("COMMIT");
       return true;
     } catch (e) {
-      db.exec("ROLLBACK");
+      rollback(db);
       out.errors.push(`${key}: retention could not ${verb} session ${no}: ${(e as Error).message}`);
       return false;
     }

@@ -9,6 +9,7 @@ import { loadConfig } from "../config.ts";
 import { VERSION } from "../constants.ts";
 import { dirname, exists, join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
+import { IN_FLIGHT_NOTE } from "../store/runs.ts";
 import {
   findOnPath,
   type Locations,
@@ -292,7 +293,11 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
     }
     const store = storePath(data);
     const p = isDir ? probeStore(store) : { kind: "absent" as const };
-    if (p.kind === "absent" || p.kind === "empty") {
+    if (!isDir && r.data_directory?.state === "problem") {
+      // no pass can create a store in a data directory that is a file or cannot be read
+      r.store = unknown(`no store can be kept at ${store} until the data directory is fixed`);
+      r.last_run = unknown("no archive pass can run until the data directory is fixed");
+    } else if (p.kind === "absent" || p.kind === "empty") {
       r.store = note(`no store yet at ${store}; the first archive pass creates it`);
       r.last_run = note("no archive pass has run yet");
     } else if (p.kind !== "ok") {
@@ -311,7 +316,9 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
         const run = "row" in got ? got.row : null;
         if ("failure" in got) r.last_run = problem(`the runs table cannot be read: ${got.failure}`);
         else if (run === null) r.last_run = note("no archive pass has run yet");
-        else if (run.filesFailed > 0 || run.error) {
+        else if (run.inFlight) {
+          r.last_run = note(`the last pass (${run.startedAt}): ${IN_FLIGHT_NOTE}`);
+        } else if (run.filesFailed > 0 || run.error) {
           const first = run.error ? `: ${run.error.split("\n")[0]}` : "";
           r.last_run = problem(
             `the last run (${run.startedAt}) failed ${run.filesFailed} file(s)${first}; terminus status has the detail, and this stays a problem until a later run records no failure`,

@@ -14,6 +14,7 @@ import { basename, dirname, isAbsolute, join, resolve } from "../posix.ts";
 import { covers } from "../paths.ts";
 import { permissionFlags } from "../context.ts";
 import { type Locations, shellWord, versionFile } from "./locations.ts";
+import { copyFileWithMode, makeDirs } from "./modes.ts";
 
 /* ---------- what sits at the link path ---------- */
 
@@ -406,13 +407,13 @@ export function launcherNames(text: string): { deno: string; main: string } | nu
  * nothing done to the cache later (an edit for debugging, a clean) reaches the installed copy.
  */
 function copyTree(from: string, to: string): void {
-  Deno.mkdirSync(to, { recursive: true });
+  makeDirs(to);
   for (const e of Deno.readDirSync(from)) {
     const a = join(from, e.name);
     const b = join(to, e.name);
     if (e.isSymlink) Deno.symlinkSync(Deno.readLinkSync(a), b);
     else if (e.isDirectory) copyTree(a, b);
-    else if (e.isFile) Deno.copyFileSync(a, b);
+    else if (e.isFile) copyFileWithMode(a, b);
   }
 }
 
@@ -484,7 +485,7 @@ function sameBytes(a: string, b: string): boolean {
 
 /** Writes an executable file through a temp file and a rename: a running copy keeps the old one. */
 function placeExecutable(path: string, write: (tmp: string) => void): void {
-  Deno.mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const tmp = `${path}.tmp-${Deno.pid}`;
   try {
     write(tmp);
@@ -533,13 +534,13 @@ export function placeSource(loc: Locations, plan: SourcePlan): Placed {
   const layout = sourceLayout(loc, plan.hash);
   let wrote = placeTree(layout.sourceDir, (tmp) => {
     for (const f of plan.files) {
-      Deno.mkdirSync(dirname(join(tmp, f)), { recursive: true });
-      Deno.copyFileSync(join(plan.root, f), join(tmp, f));
+      makeDirs(dirname(join(tmp, f)));
+      copyFileWithMode(join(plan.root, f), join(tmp, f));
     }
   });
   for (const p of plan.packages) {
     const dest = npmDir(layout.denoDir, p, plan.registry.folder);
-    Deno.mkdirSync(dirname(dest), { recursive: true });
+    makeDirs(dirname(dest));
     const from = plan.sources.get(`${p.name}@${p.version}`)!;
     if (placeTree(dest, (tmp) => copyTree(from, tmp))) wrote = true;
   }
@@ -583,7 +584,7 @@ export function placeLink(loc: Locations, target: string): { wrote: boolean; was
       if (was === target) return { wrote: false, was };
     }
   } catch { /* nothing there */ }
-  Deno.mkdirSync(dirname(loc.link), { recursive: true });
+  makeDirs(dirname(loc.link));
   const tmp = `${loc.link}.tmp-${Deno.pid}`;
   try {
     Deno.removeSync(tmp);

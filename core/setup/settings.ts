@@ -4,6 +4,7 @@
  * two-space form (`JSON.stringify(v, null, 2)` and a newline), through a temp file and a rename.
  */
 import { dirname } from "../posix.ts";
+import { makeDirs } from "./modes.ts";
 import { SETUP_HOOK_EVENTS, type SetupHookEvent } from "./locations.ts";
 import { canonicalJson } from "../output.ts";
 
@@ -224,7 +225,7 @@ export function writeAtomic(linkOrPath: string, text: string, fallbackMode = 0o6
     const m = Deno.statSync(path).mode;
     if (m !== null) mode = m & 0o7777;
   } catch { /* a new file */ }
-  Deno.mkdirSync(dirname(path), { recursive: true });
+  makeDirs(dirname(path));
   const tmp = `${path}.terminus-tmp-${Deno.pid}`;
   try {
     Deno.writeTextFileSync(tmp, text, { mode, createNew: false });

@@ -107,6 +107,22 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 `;
 
+/**
+ * The derived schema in which each derived table's shape last changed. On a schema change only
+ * a table older than that is dropped and made anew; the others keep their rows, so an evicted
+ * session (whose derived rows are the only copy left of it) keeps whatever it can. Schema 2
+ * changed what the entities hold (Bash lines' identifiers), not their shape; schema 3 made the
+ * search index `detail=column`.
+ */
+export const DERIVED_SHAPE_SINCE: Record<string, number> = {
+  turns: 1,
+  compaction_boundaries: 1,
+  turns_fts: 3,
+  entities: 1,
+  paths: 1,
+  turn_text: 1,
+};
+
 /** Derived tables: dropped and rebuilt from the blocks (same turn ids). */
 export const DERIVED_TABLES = [
   "turns",
@@ -145,7 +161,7 @@ CREATE TABLE IF NOT EXISTS compaction_boundaries (
   preserved TEXT
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='unicode61'
+  body, content='', contentless_delete=1, tokenize='unicode61', detail=column
 );
 CREATE TABLE IF NOT EXISTS entities (
   turn_id INTEGER NOT NULL,
@@ -356,13 +372,18 @@ export function openWrite(path: string): OpenWrite {
       put.run("derived_schema", String(DERIVED_SCHEMA));
       format = { archiveFormat: ARCHIVE_FORMAT, derivedSchema: DERIVED_SCHEMA };
     } else if (format.derivedSchema !== DERIVED_SCHEMA) {
-      for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+      for (const t of DERIVED_TABLES) {
+        if (format.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
+          db.exec(`DROP TABLE IF EXISTS ${t}`);
+        }
+      }
       db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
         String(DERIVED_SCHEMA),
       );
-      // the pass that opened the store rebuilds them from the blocks before archiving
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', '1')")
-        .run();
+      // the pass that opened the store rebuilds them from the blocks before archiving; the
+      // value is the schema it came from (what could not be carried across depends on it)
+      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', ?)")
+        .run(String(format.derivedSchema));
       derivedStale = true;
     }
     db.exec(DERIVED_DDL);
@@ -378,7 +399,17 @@ export function openWrite(path: string): OpenWrite {
 }
 
 export function rebuildPending(db: Db): boolean {
-  return !!db.prepare("SELECT 1 FROM meta WHERE key = 'derived_rebuild_pending'").get();
+  return rebuildPendingFrom(db) !== null;
+}
+
+/** The derived schema a pending rebuild comes from, or null when none is pending. */
+export function rebuildPendingFrom(db: Db): number | null {
+  const r = db.prepare("SELECT value FROM meta WHERE key = 'derived_rebuild_pending'").get() as
+    | { value: string }
+    | undefined;
+  if (!r) return null;
+  const n = Number(r.value);
+  return Number.isFinite(n) ? n : 0;
 }
 
 export function clearRebuildPending(db: Db): void {
@@ -392,4 +423,25 @@ export function checkpoint(db: Db): void {
   } catch {
     // a reader holding an old snapshot: the next pass checkpoints
   }
+}
+
+/**
+ * Runs `fn` in one write transaction (BEGIN IMMEDIATE): committed when it returns, rolled back
+ * when it throws, so no caller can leave a transaction open behind an exception. Called inside
+ * another transaction it is a savepoint: a failure undoes only its own part.
+ */
+export function transaction<T>(db: Db, fn: () => T): T {
+  const nested = db.isTransaction;
+  db.exec(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");
+  let result: T;
+  try {
+    result = fn();
+  } catch (e) {
+    try {
+      db.exec(nested ? "ROLLBACK TO nested; RELEASE nested" : "ROLLBACK");
+    } catch { /* SQLite already rolled it back */ }
+    throw e;
+  }
+  db.exec(nested ? "RELEASE nested" : "COMMIT");
+  return result;
 }

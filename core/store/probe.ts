@@ -20,7 +20,7 @@ import {
   type StoreFormat,
 } from "./db.ts";
 import { type Counts, counts } from "./inspect.ts";
-import { lastRun, type RunRow } from "./archive.ts";
+import { lastRun, type RunRow } from "./runs.ts";
 
 export type Probe =
   | { kind: "absent" }

@@ -190,9 +190,13 @@ export function totalTurns(db: Db): number {
   }).n;
 }
 
+/**
+ * How many turns carry this entity. A turn stores each (kind, value) once, so a plain count
+ * answers from the (kind, value) index alone, without a table lookup per row.
+ */
 export function entityDf(db: Db, kind: string, value: string): number {
   return (db.prepare(
-    "SELECT count(DISTINCT turn_id) AS n FROM entities WHERE kind = ? AND value = ?",
+    "SELECT count(*) AS n FROM entities WHERE kind = ? AND value = ?",
   )
     .get(kind, value) as { n: number }).n;
 }
@@ -382,4 +386,82 @@ export function listObservations(
     evicted: r.evicted === 1,
     hasMeta: r.hasMeta === 1,
   }));
+}
+
+export interface StructuralKeys {
+  /** Exact stored path spellings (a named path and its tails). */
+  paths: string[];
+  /** Relative named paths: stored paths ending in one at a `/` boundary also count (a scan). */
+  pathTails: string[];
+  /** Named identifiers: equal symbols, and commands named by them. */
+  identifiers: string[];
+}
+
+/**
+ * Prompt recall's candidates: quotable turns (prompts and replies, never tool results) carrying
+ * an entity whose stored value is one of the exact keys, newest first, at most `pool` per key
+ * group. Index lookups on (kind, value); only a relative spelling scans.
+ */
+export function structuralCandidates(
+  db: Db,
+  keys: StructuralKeys,
+  vis: Visibility,
+  bound: { maxId?: number; beforeTs?: string },
+  pool: number,
+): Candidate[] {
+  const w = visibleWhere(vis);
+  const groups: { sql: string; params: string[] }[] = [];
+  if (keys.paths.length) {
+    groups.push({
+      sql: `e.kind = 'path' AND e.value IN (${keys.paths.map(() => "?").join(",")})`,
+      params: keys.paths,
+    });
+  }
+  for (const t of keys.pathTails) {
+    groups.push({
+      sql: "e.kind = 'path' AND e.value LIKE ? ESCAPE '\\'",
+      params: ["%/" + t.replace(/[\\%_]/g, (c) => "\\" + c)],
+    });
+  }
+  for (const id of keys.identifiers) {
+    groups.push({ sql: "e.kind IN ('symbol', 'command') AND e.value = ?", params: [id] });
+  }
+  const seen = new Map<number, Candidate>();
+  for (const g of groups) {
+    const params: (string | number)[] = [...g.params, ...w.params];
+    let extra = "";
+    if (bound.maxId !== undefined) {
+      extra += " AND t.id <= ?";
+      params.push(bound.maxId);
+    }
+    if (bound.beforeTs !== undefined) {
+      extra += " AND t.ts IS NOT NULL AND t.ts < ?";
+      params.push(bound.beforeTs);
+    }
+    params.push(pool);
+    const rows = db.prepare(
+      `SELECT DISTINCT ${CANDIDATE_COLUMNS}, 0 AS relevance
+       FROM entities e JOIN turns t ON t.id = e.turn_id
+         JOIN sessions s ON s.session_no = t.session_no
+         LEFT JOIN session_meta m ON m.session_no = t.session_no
+       WHERE ${g.sql} AND ${w.sql}${extra}
+         AND t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')
+       ORDER BY t.id DESC LIMIT ?`,
+    ).all(...params) as Record<string, unknown>[];
+    for (const r of rows) {
+      const c = toCandidate(r);
+      if (!seen.has(c.id)) seen.set(c.id, c);
+    }
+  }
+  return [...seen.values()];
+}
+
+/** Which of these uuids a turn of these sessions carries (history a resumed file copied in). */
+export function uuidsIn(db: Db, sessionNos: number[], uuids: string[]): Set<string> {
+  if (!sessionNos.length || !uuids.length) return new Set();
+  const rows = db.prepare(
+    `SELECT DISTINCT uuid FROM turns WHERE uuid IN (${uuids.map(() => "?").join(",")})
+       AND session_no IN (${sessionNos.map(() => "?").join(",")})`,
+  ).all(...uuids, ...sessionNos) as { uuid: string }[];
+  return new Set(rows.map((r) => r.uuid));
 }

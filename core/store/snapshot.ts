@@ -72,14 +72,25 @@ export async function takeSnapshot(db: Db, dataDir: string, now: Date): Promise<
   const path = join(dir, snapshotName(now));
   const partial = path + PARTIAL;
   Deno.openSync(partial, { write: true, createNew: true, mode: FILE_MODE }).close();
-  await backup(db, partial);
-  const copy = new DatabaseSync(partial);
   try {
-    copy.exec("PRAGMA journal_mode = DELETE");
-  } finally {
-    copy.close();
+    await backup(db, partial);
+    const copy = new DatabaseSync(partial);
+    try {
+      copy.exec("PRAGMA journal_mode = DELETE");
+    } finally {
+      copy.close();
+    }
+    Deno.renameSync(partial, path);
+  } catch (e) {
+    // On a full disk the half copy is what keeps it full: the next pass could archive
+    // nothing and record no run. It goes now, with any journal SQLite left beside it.
+    for (const f of [partial, `${partial}-journal`, `${partial}-wal`, `${partial}-shm`]) {
+      try {
+        Deno.removeSync(f);
+      } catch { /* never written */ }
+    }
+    throw e;
   }
-  Deno.renameSync(partial, path);
   return path;
 }
 

@@ -85,15 +85,35 @@ export function hasToolResult(rec: Rec): boolean {
   return contentBlocks(rec).some((b) => b.type === "tool_result");
 }
 
-/** A user turn a person typed, not one the harness wrote. */
+/**
+ * A user turn a person typed, not one the harness wrote: never a subagent's prompt (a sidechain
+ * record is the Task prompt the parent wrote), and a slash command counts, as typed.
+ */
 export function isTyped(rec: Rec): boolean {
   if (rec.type !== "user" || rec.isMeta === true || rec.isCompactSummary === true) return false;
-  if (hasToolResult(rec)) return false;
+  if (rec.isSidechain === true || hasToolResult(rec)) return false;
   const text = messageText(rec);
   if (text === null) return false;
   const t = text.trimStart();
   if (t === "") return false;
+  if (slashCommand(rec) !== null) return true;
   return !HARNESS_PREFIXES.some((p) => t.startsWith(p));
+}
+
+const COMMAND_NAME = /<command-name>\s*(\/[^<\s]+)\s*<\/command-name>/;
+const COMMAND_ARGS = /<command-args>([\s\S]*?)<\/command-args>/;
+
+/** A slash command as the person typed it (`/erk:plan-implement 8511`), from Claude Code's tags. */
+export function slashCommand(rec: Rec): string | null {
+  if (rec.type !== "user" || rec.isMeta === true) return null;
+  const text = messageText(rec);
+  if (text === null) return null;
+  const t = text.trimStart();
+  if (!t.startsWith("<command-name>") && !t.startsWith("<command-message>")) return null;
+  const name = COMMAND_NAME.exec(t);
+  if (!name) return null;
+  const args = COMMAND_ARGS.exec(t)?.[1].trim() ?? "";
+  return args === "" ? name[1] : `${name[1]} ${args}`;
 }
 
 export function isCompactBoundary(rec: Rec): boolean {

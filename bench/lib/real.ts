@@ -1,0 +1,52 @@
+/**
+ * The real-transcript corpus: a folder holding `projects/` (`--real DIR`), else the shared
+ * bench corpus unpacked once into bench/out/real. Real tool results are larger and more varied
+ * than copies of the small corpus, so figures on it are the honest ones.
+ */
+import { join } from "node:path";
+
+export const SHARED_REAL_TARBALL = "/work/shared/bench-corpus/erk-real-half.tar.zst";
+
+function isDir(p: string): boolean {
+  try {
+    return Deno.statSync(p).isDirectory;
+  } catch {
+    return false;
+  }
+}
+
+/** A root holding `projects/`, or null (with why) when there is none to be had. */
+export async function realRoot(
+  outDir: string,
+  given: string | undefined,
+): Promise<{ root: string | null; why: string }> {
+  if (given) {
+    if (!isDir(join(given, "projects"))) {
+      return { root: null, why: `${given} holds no projects/ folder` };
+    }
+    return { root: given, why: "" };
+  }
+  const root = join(outDir, "real");
+  if (isDir(join(root, "projects"))) return { root, why: "" };
+  try {
+    Deno.statSync(SHARED_REAL_TARBALL);
+  } catch {
+    return {
+      root: null,
+      why: `no real corpus: ${SHARED_REAL_TARBALL} is missing (pass --real DIR)`,
+    };
+  }
+  Deno.mkdirSync(root, { recursive: true });
+  const out = await new Deno.Command("tar", {
+    args: ["-I", "zstd", "-xf", SHARED_REAL_TARBALL, "-C", root],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!out.success) {
+    return {
+      root: null,
+      why: `tar could not unpack the real corpus: ${new TextDecoder().decode(out.stderr)}`,
+    };
+  }
+  return { root, why: "" };
+}

@@ -1,0 +1,138 @@
+/**
+ * The structural match rule of prompt recall: a turn matches what a prompt names only when one
+ * of its stored entities *is* that thing. Word overlap is a ranking signal for `search`, never a
+ * match here, so a tool name, a command's basename or a parent folder cannot carry a turn in.
+ *
+ * - path: equal to the named path, or ending in it at a `/` boundary, in either direction
+ *   (a stored `src/a.ts` from a Bash line matches `/repo/src/a.ts`, and back);
+ * - symbol: equal to the named identifier;
+ * - command: the stored value contains the named identifier as a whole word;
+ * - error: the normalised error line contains the named identifier as a whole word;
+ * - tool: equal to a named spelling, and it never counts alone.
+ *
+ * Pure functions: the lookup (core/store/inject_sql.ts) finds candidates by exact keys and this
+ * module decides what each candidate really matched. The labels use the same rule, so a hit is
+ * a later turn touching the very thing the injected turn was matched on.
+ */
+
+export interface Matched {
+  kind: string;
+  value: string;
+}
+
+/** A spelling that names a path rather than an identifier. */
+export function isPathSpelling(s: string): boolean {
+  return s.includes("/") || s.includes("\\");
+}
+
+/** One spelling of a path: no leading `./`, no trailing `/` (the root stays `/`). */
+export function canonicalPath(p: string): string {
+  let s = p;
+  while (s.startsWith("./")) s = s.slice(2);
+  while (s.length > 1 && s.endsWith("/")) s = s.slice(0, -1);
+  return s;
+}
+
+/** Equal, or one ends in the other at a `/` boundary. */
+export function pathMatches(stored: string, named: string): boolean {
+  const a = canonicalPath(stored);
+  const b = canonicalPath(named);
+  if (a === "" || b === "") return false;
+  if (a === b) return true;
+  return endsAtBoundary(a, b) || endsAtBoundary(b, a);
+}
+
+function endsAtBoundary(long: string, short: string): boolean {
+  // Two absolute paths name the same file only when they are equal.
+  if (short.startsWith("/") || long.length <= short.length || !long.endsWith(short)) return false;
+  return long[long.length - short.length - 1] === "/";
+}
+
+/**
+ * The stored spellings that equal a named path or that it ends in at a `/` boundary: the exact
+ * keys one index lookup per spelling needs (`/r/src/a.ts` -> itself, `r/src/a.ts`, `src/a.ts`,
+ * `a.ts`). A bare file name is kept: a relative `file_path` is stored as typed. Stored paths
+ * that end in a relative spelling (the other direction) need a scan; see the lookup.
+ */
+export function pathKeys(named: string): string[] {
+  const p = canonicalPath(named);
+  if (p === "") return [];
+  const out = new Set<string>([p]);
+  for (let i = p.indexOf("/"); i >= 0; i = p.indexOf("/", i + 1)) {
+    const tail = p.slice(i + 1);
+    if (tail !== "") out.add(tail);
+  }
+  return [...out];
+}
+
+const WORD = /[A-Za-z0-9_$]/;
+
+/** `text` contains `word` with no identifier character on either side. */
+export function containsWord(text: string, word: string): boolean {
+  if (word === "") return false;
+  for (let i = text.indexOf(word); i >= 0; i = text.indexOf(word, i + 1)) {
+    const before = i === 0 ? "" : text[i - 1];
+    const after = text[i + word.length] ?? "";
+    if (!WORD.test(before) && !WORD.test(after)) return true;
+  }
+  return false;
+}
+
+/** Whether one stored entity matches one spelling, tools aside. */
+export function entityMatches(e: Matched, spelling: string): boolean {
+  const path = isPathSpelling(spelling);
+  switch (e.kind) {
+    case "path":
+      return path && pathMatches(e.value, spelling);
+    case "symbol":
+      return !path && e.value === spelling;
+    case "command":
+    case "error":
+      return !path && containsWord(e.value, spelling);
+    default:
+      return false;
+  }
+}
+
+function toolNamed(e: Matched, spellings: string[]): boolean {
+  const v = e.value.toLowerCase();
+  return spellings.some((s) => s.toLowerCase() === v);
+}
+
+export interface TurnMatch {
+  /** The entities that matched, sorted by kind then value. */
+  matched: Matched[];
+  /** The spellings some entity matched. */
+  spellings: string[];
+}
+
+/**
+ * What a turn's entities match among the spellings. A tool counts only when a spelling names it
+ * and something else matched too.
+ */
+export function matchTurn(entities: Matched[], spellings: string[]): TurnMatch {
+  const matched: Matched[] = [];
+  const hitSpellings = new Set<string>();
+  for (const e of entities) {
+    if (e.kind === "tool") continue;
+    let any = false;
+    for (const s of spellings) {
+      if (entityMatches(e, s)) {
+        hitSpellings.add(s);
+        any = true;
+      }
+    }
+    if (any) matched.push({ kind: e.kind, value: e.value });
+  }
+  if (matched.length) {
+    for (const e of entities) {
+      if (e.kind === "tool" && toolNamed(e, spellings)) {
+        matched.push({ kind: e.kind, value: e.value });
+      }
+    }
+  }
+  matched.sort((x, y) =>
+    x.kind < y.kind ? -1 : x.kind > y.kind ? 1 : x.value < y.value ? -1 : x.value > y.value ? 1 : 0
+  );
+  return { matched, spellings: [...hitSpellings] };
+}

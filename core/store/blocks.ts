@@ -1,0 +1,321 @@
+/**
+ * Sessions' streams: the blocks, session_meta and watermarks, written in one transaction per
+ * file together with that file's derived rows. Only core/store/ speaks SQL.
+ */
+import { type Db, transaction } from "./db.ts";
+import { BLOCK_BYTES } from "../constants.ts";
+import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
+import { type DerivedRows, reopenIfFinal, writeDerived } from "./derived.ts";
+
+export interface SessionState {
+  sessionNo: number;
+  sessionKey: string;
+  sessionId: string | null;
+  project: string | null;
+  cwd: string | null;
+  uncompressedLen: number;
+  turnCount: number;
+  offset: number | null;
+  streamLen: number | null;
+  diverged: boolean;
+  evicted: boolean;
+  firstTurnAt: string | null;
+  captureMode: string;
+}
+
+const STATE_SQL = `
+SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
+       m.project AS project, m.cwd AS cwd, COALESCE(m.uncompressed_len, 0) AS uncompressedLen,
+       COALESCE(m.turn_count, 0) AS turnCount, w.offset AS offset, w.stream_len AS streamLen,
+       COALESCE(m.transcript_diverged, 0) AS diverged, COALESCE(m.is_evicted, 0) AS evicted,
+       m.first_turn_at AS firstTurnAt, COALESCE(m.capture_mode, 'full') AS captureMode
+FROM sessions s LEFT JOIN session_meta m USING (session_no) LEFT JOIN watermarks w USING (session_no)`;
+
+function toState(r: Record<string, unknown>): SessionState {
+  return {
+    sessionNo: r.sessionNo as number,
+    sessionKey: r.sessionKey as string,
+    sessionId: (r.sessionId as string | null) ?? null,
+    project: (r.project as string | null) ?? null,
+    cwd: (r.cwd as string | null) ?? null,
+    uncompressedLen: r.uncompressedLen as number,
+    turnCount: r.turnCount as number,
+    offset: (r.offset as number | null) ?? null,
+    streamLen: (r.streamLen as number | null) ?? null,
+    diverged: (r.diverged as number) === 1,
+    evicted: (r.evicted as number) === 1,
+    firstTurnAt: (r.firstTurnAt as string | null) ?? null,
+    captureMode: r.captureMode as string,
+  };
+}
+
+/** Every session's state, keyed by session_key: one query for the whole pass. */
+export function allSessionStates(db: Db): Map<string, SessionState> {
+  const rows = db.prepare(STATE_SQL).all() as Record<string, unknown>[];
+  return new Map(rows.map((r) => [r.sessionKey as string, toState(r)]));
+}
+
+export function sessionState(db: Db, key: string): SessionState | null {
+  const r = db.prepare(STATE_SQL + " WHERE s.session_key = ?").get(key) as
+    | Record<string, unknown>
+    | undefined;
+  return r ? toState(r) : null;
+}
+
+export interface MetaUpdate {
+  sessionId: string | null;
+  transcriptPath: string;
+  firstTurnAt: string | null;
+  lastTurnAt: string | null;
+  cwd: string | null;
+  project: string | null;
+  projectPreWorktree: string | null;
+  branch: string | null;
+  parentSessionKey: string | null;
+  agentMeta: Uint8Array | null;
+  continuesFrom: string | null;
+  firstParentUuid: string | null;
+  captureMode: string;
+}
+
+export interface AppendArgs {
+  sessionKey: string;
+  /** Bytes to append to the session's stream (complete lines only). */
+  stream: Uint8Array;
+  /** New watermark: the file offset just past the last archived newline. */
+  offset: number;
+  meta: MetaUpdate;
+  derived: DerivedRows[];
+}
+
+function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
+  const r = db.prepare("SELECT bytes FROM blocks WHERE session_no = ? AND block_no = ?").get(
+    sessionNo,
+    blockNo,
+  ) as { bytes: Uint8Array } | undefined;
+  return r ? decompress(r.bytes) : null;
+}
+
+/**
+ * Appends complete lines to a session's stream in one transaction: only the trailing partial
+ * block is rewritten, completed blocks never move. Creates the session on first sight.
+ */
+export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turnsAdded: number } {
+  return transaction(db, () => {
+    let state = sessionState(db, a.sessionKey);
+    if (!state) {
+      db.prepare("INSERT INTO sessions (session_key) VALUES (?)").run(a.sessionKey);
+      const sessionNo = (db.prepare("SELECT session_no AS n FROM sessions WHERE session_key = ?")
+        .get(a.sessionKey) as { n: number }).n;
+      db.prepare("INSERT INTO session_meta (session_no, capture_mode) VALUES (?, ?)").run(
+        sessionNo,
+        a.meta.captureMode,
+      );
+      state = sessionState(db, a.sessionKey)!;
+    }
+    const no = state.sessionNo;
+    const len = state.uncompressedLen;
+    let firstBlock = Math.floor(len / BLOCK_BYTES);
+    let head: Uint8Array = new Uint8Array(0);
+    if (len % BLOCK_BYTES !== 0) {
+      head = readBlock(db, no, firstBlock) ?? new Uint8Array(0);
+      db.prepare("DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
+    }
+    const ins = db.prepare(
+      "INSERT INTO blocks (session_no, block_no, raw_len, hash, bytes) VALUES (?, ?, ?, ?, ?)",
+    );
+    if (a.stream.length > 0) {
+      const joined = new Uint8Array(head.length + a.stream.length);
+      joined.set(head, 0);
+      joined.set(a.stream, head.length);
+      for (let o = 0; o < joined.length; o += BLOCK_BYTES) {
+        const raw = joined.subarray(o, Math.min(o + BLOCK_BYTES, joined.length));
+        ins.run(no, firstBlock++, raw.length, blake3(raw), compress(raw));
+      }
+    } else if (head.length > 0) {
+      // nothing new: put the partial block back untouched
+      ins.run(no, firstBlock, head.length, blake3(head), compress(head));
+    }
+    const hashes = (db.prepare("SELECT hash FROM blocks WHERE session_no = ? ORDER BY block_no")
+      .all(no) as { hash: Uint8Array }[]).map((r) => r.hash);
+    const m = a.meta;
+    db.prepare(
+      `UPDATE session_meta SET
+         session_id = COALESCE(session_id, :sessionId),
+         transcript_path = :transcriptPath,
+         checksum = :checksum,
+         uncompressed_len = :len,
+         first_turn_at = COALESCE(first_turn_at, :firstTurnAt),
+         last_turn_at = CASE WHEN :lastTurnAt IS NULL THEN last_turn_at
+                             WHEN last_turn_at IS NULL OR :lastTurnAt > last_turn_at THEN :lastTurnAt
+                             ELSE last_turn_at END,
+         cwd = COALESCE(cwd, :cwd),
+         project = COALESCE(project, :project),
+         project_pre_worktree = CASE WHEN project IS NULL THEN :projectPreWorktree
+                                     ELSE project_pre_worktree END,
+         branch = COALESCE(:branch, branch),
+         parent_session_key = COALESCE(parent_session_key, :parentSessionKey),
+         agent_meta = COALESCE(:agentMeta, agent_meta),
+         continues_from = COALESCE(continues_from, :continuesFrom),
+         first_parent_uuid = CASE WHEN turn_count = 0 AND first_parent_uuid IS NULL
+                                  THEN :firstParentUuid ELSE first_parent_uuid END,
+         capture_mode = CASE WHEN capture_mode = :captureMode THEN capture_mode ELSE 'mixed' END,
+         turn_count = turn_count + :turnsAdded
+       WHERE session_no = :sessionNo`,
+    ).run({
+      sessionId: m.sessionId,
+      transcriptPath: m.transcriptPath,
+      checksum: sessionChecksum(hashes),
+      len: len + a.stream.length,
+      firstTurnAt: m.firstTurnAt,
+      lastTurnAt: m.lastTurnAt,
+      cwd: m.cwd,
+      project: m.project,
+      projectPreWorktree: m.projectPreWorktree,
+      branch: m.branch,
+      parentSessionKey: m.parentSessionKey,
+      agentMeta: m.agentMeta,
+      continuesFrom: m.continuesFrom,
+      firstParentUuid: m.firstParentUuid,
+      captureMode: m.captureMode,
+      turnsAdded: a.derived.length,
+      sessionNo: no,
+    });
+    db.prepare(
+      `INSERT INTO watermarks (session_no, transcript_path, offset, stream_len) VALUES (?, ?, ?, ?)
+       ON CONFLICT(session_no) DO UPDATE SET transcript_path = excluded.transcript_path,
+         offset = excluded.offset, stream_len = excluded.stream_len`,
+    ).run(no, m.transcriptPath, a.offset, len + a.stream.length);
+    writeDerived(db, no, a.derived);
+    // Claude Code resumes a closed session into the same file: new turns reopen it, and it is
+    // observed afresh once it closes again
+    if (a.derived.length > 0) reopenIfFinal(db, no);
+    return { sessionNo: no, turnsAdded: a.derived.length };
+  });
+}
+
+export function markDiverged(db: Db, sessionNo: number): void {
+  db.prepare("UPDATE session_meta SET transcript_diverged = 1 WHERE session_no = ?").run(sessionNo);
+}
+
+/** Reads `len` bytes of a session's stream from `offset`, decompressing only the blocks spanned. */
+export function readStream(db: Db, sessionNo: number, offset: number, len: number): Uint8Array {
+  const out = new Uint8Array(len);
+  if (len === 0) return out;
+  const first = Math.floor(offset / BLOCK_BYTES);
+  const last = Math.floor((offset + len - 1) / BLOCK_BYTES);
+  const rows = db.prepare(
+    "SELECT block_no, bytes FROM blocks WHERE session_no = ? AND block_no BETWEEN ? AND ? ORDER BY block_no",
+  ).all(sessionNo, first, last) as { block_no: number; bytes: Uint8Array }[];
+  if (rows.length !== last - first + 1) throw new Error("blocks missing");
+  let written = 0;
+  for (const r of rows) {
+    const raw = decompress(r.bytes);
+    const blockStart = r.block_no * BLOCK_BYTES;
+    const from = Math.max(offset, blockStart) - blockStart;
+    const to = Math.min(offset + len, blockStart + raw.length) - blockStart;
+    out.set(raw.subarray(from, to), written);
+    written += to - from;
+  }
+  if (written !== len) throw new Error("blocks short");
+  return out;
+}
+
+/** The whole uncompressed stream of a session. */
+export function readWholeStream(db: Db, sessionNo: number): Uint8Array {
+  const rows = db.prepare("SELECT bytes FROM blocks WHERE session_no = ? ORDER BY block_no").all(
+    sessionNo,
+  ) as { bytes: Uint8Array }[];
+  const parts = rows.map((r) => decompress(r.bytes));
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let o = 0;
+  for (const p of parts) {
+    out.set(p, o);
+    o += p.length;
+  }
+  return out;
+}
+
+export interface DamagedBlock {
+  block: number;
+  /** The span of the stream the block should hold. */
+  from: number;
+  to: number;
+  detail: string;
+}
+
+/**
+ * The whole stream of a session with every block checked against its hash. A block that does
+ * not decompress, or decompresses to other bytes, is named and its span zero-filled, so the
+ * caller can keep what the other blocks still hold.
+ */
+export function readCheckedStream(
+  db: Db,
+  sessionNo: number,
+): { stream: Uint8Array; damaged: DamagedBlock[] } {
+  const rows = db.prepare(
+    "SELECT block_no, raw_len, hash, bytes FROM blocks WHERE session_no = ? ORDER BY block_no",
+  ).all(sessionNo) as { block_no: number; raw_len: number; hash: Uint8Array; bytes: Uint8Array }[];
+  const damaged: DamagedBlock[] = [];
+  const stream = new Uint8Array(rows.reduce((n, r) => n + r.raw_len, 0));
+  let o = 0;
+  for (const r of rows) {
+    let detail: string | null = null;
+    try {
+      const raw = decompress(r.bytes);
+      if (raw.length !== r.raw_len) detail = `holds ${raw.length} byte(s), not ${r.raw_len}`;
+      else if (!sameBytes(blake3(raw), r.hash)) detail = "its bytes do not match its hash";
+      else stream.set(raw, o);
+    } catch (e) {
+      detail = `does not decompress: ${(e as Error).message}`;
+    }
+    if (r.block_no * BLOCK_BYTES !== o && detail === null) detail = "is out of place";
+    if (detail !== null) damaged.push({ block: r.block_no, from: o, to: o + r.raw_len, detail });
+    o += r.raw_len;
+  }
+  return { stream, damaged };
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Cuts a session's stream back to the end of its last whole line, rewriting the trailing block
+ * when the cut falls inside it, and records the new length and checksum. Returns the length.
+ */
+export function truncateToLine(db: Db, sessionNo: number): number {
+  const rows = db.prepare(
+    "SELECT block_no, raw_len FROM blocks WHERE session_no = ? ORDER BY block_no DESC",
+  ).all(sessionNo) as { block_no: number; raw_len: number }[];
+  let cut = 0;
+  for (const r of rows) {
+    const raw = readBlock(db, sessionNo, r.block_no)!;
+    const nl = raw.lastIndexOf(0x0a);
+    if (nl < 0) {
+      db.prepare("DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(
+        sessionNo,
+        r.block_no,
+      );
+      continue;
+    }
+    if (nl + 1 < raw.length) {
+      const kept = raw.subarray(0, nl + 1);
+      db.prepare(
+        "UPDATE blocks SET raw_len = ?, hash = ?, bytes = ? WHERE session_no = ? AND block_no = ?",
+      ).run(kept.length, blake3(kept), compress(kept), sessionNo, r.block_no);
+    }
+    cut = r.block_no * BLOCK_BYTES + nl + 1;
+    break;
+  }
+  const hashes = (db.prepare("SELECT hash FROM blocks WHERE session_no = ? ORDER BY block_no")
+    .all(sessionNo) as { hash: Uint8Array }[]).map((r) => r.hash);
+  db.prepare("UPDATE session_meta SET uncompressed_len = ?, checksum = ? WHERE session_no = ?").run(
+    cut,
+    sessionChecksum(hashes),
+    sessionNo,
+  );
+  return cut;
+}

@@ -1,0 +1,170 @@
+/** The derived rows of turns (turns, search index, entities, paths, quotes, compactions). */
+import type { Db } from "./db.ts";
+import { turnId } from "./ids.ts";
+
+export { turnId };
+
+export interface TurnRow {
+  turnSeq: number;
+  uuid: string | null;
+  parentUuid: string | null;
+  recordType: string;
+  toolName: string | null;
+  ts: string | null;
+  streamOffset: number;
+  byteLen: number;
+  isTyped: boolean;
+  isSidechain: boolean;
+  isToolResult: boolean;
+}
+
+export interface DerivedRows {
+  turn: TurnRow;
+  /** FTS body; undefined writes no FTS row. */
+  body?: string;
+  entities?: { kind: string; value: string }[];
+  paths?: string[];
+  /**
+   * The folded text of a turn the hooks may quote (a prompt or a reply, never a tool result),
+   * so the hook path reads a row instead of decompressing blocks.
+   */
+  quote?: string;
+  /** The quote is an assistant's written answer (it has a text block). */
+  isReply?: boolean;
+  /** Present for a compact_boundary: JSON of preserved uuids, or null. */
+  compaction?: { preserved: string | null };
+}
+
+export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): void {
+  if (rows.length === 0) return;
+  const insTurn = db.prepare(
+    `INSERT INTO turns (id, session_no, turn_seq, uuid, parent_uuid, record_type, tool_name, ts,
+       stream_offset, byte_len, is_typed, is_sidechain, is_tool_result)
+     VALUES (:id, :sessionNo, :turnSeq, :uuid, :parentUuid, :recordType, :toolName, :ts,
+       :streamOffset, :byteLen, :isTyped, :isSidechain, :isToolResult)`,
+  );
+  const insFts = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
+  const insEnt = db.prepare("INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
+  const insPath = db.prepare("INSERT INTO paths (turn_id, path) VALUES (?, ?)");
+  const insText = db.prepare("INSERT INTO turn_text (turn_id, text, is_reply) VALUES (?, ?, ?)");
+  const insCb = db.prepare(
+    "INSERT INTO compaction_boundaries (turn_id, session_no, preserved) VALUES (?, ?, ?)",
+  );
+  for (const d of rows) {
+    const t = d.turn;
+    const id = turnId(sessionNo, t.turnSeq);
+    insTurn.run({
+      id,
+      sessionNo,
+      turnSeq: t.turnSeq,
+      uuid: t.uuid,
+      parentUuid: t.parentUuid,
+      recordType: t.recordType,
+      toolName: t.toolName,
+      ts: t.ts,
+      streamOffset: t.streamOffset,
+      byteLen: t.byteLen,
+      isTyped: t.isTyped ? 1 : 0,
+      isSidechain: t.isSidechain ? 1 : 0,
+      isToolResult: t.isToolResult ? 1 : 0,
+    });
+    if (d.body !== undefined && d.body !== "") insFts.run(id, d.body);
+    for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value);
+    for (const p of d.paths ?? []) insPath.run(id, p);
+    if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
+    if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
+  }
+}
+
+/** A closed session that gains turns is open again, and its observation is due afresh. */
+export function reopenIfFinal(db: Db, sessionNo: number): void {
+  db.prepare(
+    "UPDATE session_meta SET is_final = 0, observed = 0 WHERE session_no = ? AND is_final = 1",
+  ).run(sessionNo);
+}
+
+export interface RebuildTarget {
+  sessionNo: number;
+  sessionKey: string;
+  evicted: boolean;
+  sidecar: boolean;
+}
+
+export function rebuildTargets(db: Db): RebuildTarget[] {
+  return (db.prepare(
+    `SELECT s.session_no AS sessionNo, s.session_key AS sessionKey,
+       COALESCE(m.is_evicted, 0) AS evicted, m.parent_session_key IS NOT NULL AS sidecar
+     FROM sessions s LEFT JOIN session_meta m USING (session_no) ORDER BY s.session_no`,
+  ).all() as { sessionNo: number; sessionKey: string; evicted: number; sidecar: number }[]).map((
+    r,
+  ) => ({ ...r, evicted: r.evicted === 1, sidecar: r.sidecar === 1 }));
+}
+
+/** Empties the search index, its BM25 totals included. */
+export function clearSearchIndex(db: Db): void {
+  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('delete-all')");
+}
+
+/**
+ * Removes one session's derived rows (turns, FTS, entities, paths, quotes, compactions), all
+ * of them or those from turn `fromSeq` on.
+ */
+export function deleteDerived(db: Db, sessionNo: number, fromSeq = 0): void {
+  const range = { lo: turnId(sessionNo, fromSeq), hi: turnId(sessionNo + 1, 0) };
+  db.prepare("DELETE FROM turns_fts WHERE rowid >= :lo AND rowid < :hi").run(range);
+  db.prepare("DELETE FROM entities WHERE turn_id >= :lo AND turn_id < :hi").run(range);
+  db.prepare("DELETE FROM paths WHERE turn_id >= :lo AND turn_id < :hi").run(range);
+  db.prepare("DELETE FROM turn_text WHERE turn_id >= :lo AND turn_id < :hi").run(range);
+  db.prepare("DELETE FROM compaction_boundaries WHERE turn_id >= :lo AND turn_id < :hi").run(range);
+  db.prepare("DELETE FROM turns WHERE id >= :lo AND id < :hi").run(range);
+}
+
+/**
+ * Removes the rows of the turns that do not lie wholly before stream offset `cut` (with their
+ * newline); returns how many turns are left.
+ */
+export function deleteDerivedFrom(db: Db, sessionNo: number, cut: number): number {
+  const first = db.prepare(
+    "SELECT min(turn_seq) AS seq FROM turns WHERE session_no = ? AND stream_offset + byte_len >= ?",
+  ).get(sessionNo, cut) as { seq: number | null };
+  if (first.seq !== null) deleteDerived(db, sessionNo, first.seq);
+  return (db.prepare("SELECT count(*) AS n FROM turns WHERE session_no = ?").get(sessionNo) as {
+    n: number;
+  }).n;
+}
+
+/** Removes the derived rows of the given turns only. */
+export function deleteDerivedTurns(db: Db, sessionNo: number, seqs: number[]): void {
+  const stmts = [
+    "DELETE FROM turns_fts WHERE rowid = ?",
+    "DELETE FROM entities WHERE turn_id = ?",
+    "DELETE FROM paths WHERE turn_id = ?",
+    "DELETE FROM turn_text WHERE turn_id = ?",
+    "DELETE FROM compaction_boundaries WHERE turn_id = ?",
+    "DELETE FROM turns WHERE id = ?",
+  ].map((sql) => db.prepare(sql));
+  for (const seq of seqs) for (const st of stmts) st.run(turnId(sessionNo, seq));
+}
+
+/** Where each archived turn of a session lies in its stream, in turn order. */
+export function turnSpans(
+  db: Db,
+  sessionNo: number,
+): { turnSeq: number; streamOffset: number; byteLen: number }[] {
+  return db.prepare(
+    `SELECT turn_seq AS turnSeq, stream_offset AS streamOffset, byte_len AS byteLen
+     FROM turns WHERE session_no = ? ORDER BY turn_seq`,
+  ).all(sessionNo) as { turnSeq: number; streamOffset: number; byteLen: number }[];
+}
+
+export function setTurnCount(db: Db, sessionNo: number, n: number): void {
+  db.prepare("UPDATE session_meta SET turn_count = ? WHERE session_no = ?").run(n, sessionNo);
+}
+
+/** Eviction removes a session's text: its blocks and the quotable text kept for the hooks. */
+export function clearQuotes(db: Db, sessionNo: number): void {
+  db.prepare("DELETE FROM turn_text WHERE turn_id >= ? AND turn_id < ?").run(
+    turnId(sessionNo, 0),
+    turnId(sessionNo + 1, 0),
+  );
+}

@@ -1,0 +1,57 @@
+/**
+ * What the pass last saw of each transcript file: a hash of the bytes just before its
+ * watermark, and the file's size and mtime then. A file whose archived bytes changed (a
+ * same-length rewrite, a truncation) is found by comparing that hash with the file, and only
+ * when the size or mtime moved, so a pass over unchanged files reads nothing more.
+ */
+import type { Db } from "./db.ts";
+
+export interface Tail {
+  sessionNo: number;
+  /** The watermark the hash was taken at; a tail for another one (recovery lowered it) is stale. */
+  offset: number;
+  /** How many bytes before the watermark the hash covers. */
+  len: number;
+  hash: number;
+  size: number;
+  mtimeMs: number | null;
+}
+
+/** Created on the pass's first use, so a store from an earlier build needs no migration. */
+export function ensureTails(db: Db): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS file_tails (
+    session_no INTEGER PRIMARY KEY,
+    offset INTEGER NOT NULL,
+    len INTEGER NOT NULL,
+    hash INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms REAL
+  )`);
+}
+
+export function allTails(db: Db): Map<number, Tail> {
+  const rows = db.prepare(
+    "SELECT session_no AS sessionNo, offset, len, hash, size, mtime_ms AS mtimeMs FROM file_tails",
+  ).all() as unknown as Tail[];
+  return new Map(rows.map((r) => [r.sessionNo, { ...r }]));
+}
+
+export function putTail(db: Db, t: Tail): void {
+  db.prepare(
+    `INSERT OR REPLACE INTO file_tails (session_no, offset, len, hash, size, mtime_ms)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  ).run(t.sessionNo, t.offset, t.len, t.hash, t.size, t.mtimeMs);
+}
+
+/** cyrb53: a fast 53-bit hash. It detects change; it is not meant to resist a forger. */
+export function tailHash(b: Uint8Array): number {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < b.length; i++) {
+    h1 = Math.imul(h1 ^ b[i], 2654435761);
+    h2 = Math.imul(h2 ^ b[i], 1597334677);
+  }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+}
