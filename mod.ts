@@ -8,7 +8,15 @@ import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
-import { type Chunk, escapeControls, type Outcome, outcome, render } from "./core/output.ts";
+import {
+  type Chunk,
+  escapeControls,
+  type Outcome,
+  outcome,
+  pagerCommand,
+  render,
+} from "./core/output.ts";
+import { processEnv } from "./core/paths.ts";
 
 const encoder = new TextEncoder();
 
@@ -20,6 +28,45 @@ function write(stream: typeof Deno.stdout, chunks: Chunk[]): void {
       buf = buf.subarray(n);
     }
   }
+}
+
+/**
+ * Hands human output to the pager when stdout is a terminal and the text is taller than the
+ * screen. Returns false (the caller writes it) when paging does not apply or cannot start.
+ */
+async function paged(chunks: Chunk[]): Promise<boolean> {
+  if (!Deno.stdout.isTerminal()) return false;
+  const cmd = pagerCommand(processEnv);
+  if (!cmd) return false;
+  let rows = 0;
+  try {
+    rows = Deno.consoleSize().rows;
+  } catch {
+    return false;
+  }
+  const bytes = chunks.map((c) => (typeof c === "string" ? encoder.encode(c) : c));
+  let lines = 0;
+  for (const b of bytes) for (const x of b) if (x === 0x0a) lines++;
+  if (rows <= 0 || lines < rows) return false;
+  // a pager the permissions do not name is passed over: the text is printed instead
+  if (Deno.permissions.querySync({ name: "run", command: cmd[0] }).state !== "granted") {
+    return false;
+  }
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cmd[0], { args: cmd.slice(1), stdin: "piped" }).spawn();
+  } catch {
+    return false;
+  }
+  const w = child.stdin.getWriter();
+  try {
+    for (const b of bytes) await w.write(b);
+    await w.close();
+  } catch {
+    // the person quit the pager before the end: nothing more to show
+  }
+  await child.status;
+  return true;
 }
 
 /** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
@@ -127,7 +174,7 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   const r = render(result, parsed.json);
-  write(Deno.stdout, r.stdout);
+  if (!(r.page && await paged(r.stdout))) write(Deno.stdout, r.stdout);
   if (r.stderr.length) write(Deno.stderr, r.stderr.map((l) => l + "\n"));
   return r.exitCode;
 }

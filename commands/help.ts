@@ -116,10 +116,20 @@ export const HELP: Record<string, CommandHelp> = {
       PROJECT,
       SINCE,
       UNTIL,
-      ["--limit <n>", "at most this many sessions (default all)"],
+      ["--limit <n>", "at most this many sessions, the newest (default all)"],
+      ["--tag <t>", "only sessions carrying this tag; repeat to require several"],
+      ["--full", "show: tool results printed whole"],
+      ["--no-pager", "show: print straight to the terminal, not through $PAGER"],
+      ["--raw", "show, export: with redact_recall on, the text unfiltered for this run"],
+      ["--format md|html|jsonl", "export: the file's form"],
+      ["--clear", "name: take the session's name off"],
       JSON_OPTION,
     ],
-    examples: ["terminus sessions", "terminus sessions --project '*' --limit 5"],
+    examples: [
+      "terminus sessions --project '*' --limit 5",
+      "terminus sessions show 42",
+      "terminus sessions export 42 --format md > auth-flow.md",
+    ],
   },
   show: {
     options: [

@@ -27,6 +27,9 @@ export function hitLabel(c: Candidate): string {
   return c.recordType;
 }
 
+/** A hit found by its session's title: its excerpt is the title. */
+const titled = (h: Hit) => h.matched_on.some((m) => m.kind === "title");
+
 /** Drops the part-words an excerpt was cut through, marking each cut with an ellipsis. */
 export function onWordBoundaries(excerpt: string, clipped: Hit["clipped"]): string {
   let s = excerpt;
@@ -71,6 +74,7 @@ function terminalHits(hits: Hit[], terms: string[], bold: boolean): Chunk[] {
     out.push(emphasized(header, [header], bold), "\n");
     for (const h of list) {
       out.push(`  ${h.turn_id}  ${day(h.ts)}  ${hitLabel(h.candidate)}\n      `);
+      if (titled(h)) out.push("title: ");
       out.push(emphasized(onWordBoundaries(h.excerpt, h.clipped), terms, bold), "\n");
     }
   }
@@ -147,7 +151,7 @@ export const command: Command = {
         : hits.map((h) =>
           `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
             h.sidechain ? "  (subagent)" : ""
-          }\n    ${h.excerpt}\n`
+          }\n    ${titled(h) ? "title: " : ""}${h.excerpt}\n`
         );
       return outcome("search", {
         query: q.text,

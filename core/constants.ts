@@ -149,3 +149,18 @@ export const CLEANUP_PERIOD_DAYS_SUGGESTED = 3650;
  * the link path only when it holds this.
  */
 export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";
+
+/** Session names, tags and titles (`terminus sessions`). */
+export const SESSIONS_SCHEMA = 1;
+/** A title from the first typed prompt is cut to this many characters. */
+export const TITLE_PROMPT_CHARS = 80;
+/** A name set with `sessions name` may be at most this long. */
+export const TITLE_MAX_CHARS = 200;
+/** A tag: lowercase letters, digits, `.`, `_`, `-`, at most this long. */
+export const TAG_MAX_CHARS = 32;
+/** A UUID prefix used as a session reference must be at least this long. */
+export const REF_PREFIX_MIN = 6;
+/** `sessions show` folds a tool result to this many lines unless --full. */
+export const SHOW_RESULT_LINES = 8;
+/** `sessions show` cuts a tool call's main argument to this many characters. */
+export const SHOW_ARG_CHARS = 120;

@@ -74,7 +74,8 @@ export function runtimePath(): string {
 
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
- * claude, and the runtime itself (for the detached archive pass a hook starts).
+ * claude, less (the default pager of `sessions show`), and the runtime itself (for the
+ * detached archive pass a hook starts).
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [
@@ -83,7 +84,7 @@ export function permissionFlags(runtime = "deno"): string[] {
     "--allow-read",
     "--allow-write",
     "--allow-env",
-    `--allow-run=git,claude,${runtime}`,
+    `--allow-run=git,claude,less,${runtime}`,
   ];
 }
 

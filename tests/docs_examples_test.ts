@@ -25,6 +25,7 @@ const NOT_RUN: [RegExp, string][] = [
   [/^deno task install$/, "install_test.ts runs install in a sandbox HOME"],
   [/^deno task test$/, "the suite itself"],
   [/^(rm|cp) /, "the restore steps, run literally in maintenance_test.ts"],
+  [/\u2026/, "a path elided with an ellipsis, shown for its form"],
 ];
 
 /** The shell words of one line (single and double quotes, `~/` as HOME). */
@@ -41,7 +42,7 @@ async function examples(): Promise<{ file: string; line: string }[]> {
     const text = await Deno.readTextFile(join(GUIDE, file));
     for (const block of text.matchAll(/^```sh\n([\s\S]*?)^```$/gm)) {
       for (const raw of block[1].split("\n")) {
-        const line = raw.replace(/\s+#.*$/, "").trim();
+        const line = raw.replace(/(^|\s+)#.*$/, "").trim();
         if (line) out.push({ file, line });
       }
     }
@@ -56,8 +57,9 @@ Deno.test({
   async fn() {
     await using w = await world();
     const app = w.dir("app");
+    // the UUID the guide's examples use, so a prefix of it names this session
     const t = new Transcript({
-      sessionId: "11111111-1111-4111-8111-111111111111",
+      sessionId: "5e0a1c2d-3b4f-4a6e-8f15-b02a7d9e4c61",
       cwd: app,
       start: "2026-11-02T10:00:00.000Z",
     });
@@ -68,13 +70,22 @@ Deno.test({
     await put(w, t);
     await ingest(w);
 
+    // the guide's session number, 42, stands for this archive's one session
+    const listed = await w.json(["sessions"], { cwd: app });
+    const sessionNo = String(
+      (listed.data as { sessions: { session_no: number }[] }).sessions[0].session_no,
+    );
     const all = await examples();
     assert.ok(all.length >= 20, `found only ${all.length} example lines`);
     let ran = 0;
     for (const { file, line } of all) {
       const skip = NOT_RUN.find(([re]) => re.test(line));
       if (skip) continue;
-      const argv = words(line.replace(/^deno task terminus /, "terminus "), w.sb.home);
+      // a line piped on (to jq, say) is run up to the pipe: Terminus's part is what is tested
+      // so is one redirected to a file: its stdout is captured here instead
+      let own = line.split(" | ")[0].split(" > ")[0].replace(/^deno task terminus /, "terminus ");
+      if (own.startsWith("terminus sessions ")) own = own.replace(/(?<= )42(?= |$)/, sessionNo);
+      const argv = words(own, w.sb.home);
       assert.equal(argv[0], "terminus", `${file}: '${line}' is neither run nor listed in NOT_RUN`);
       const r = await w.run(argv.slice(1), { cwd: app });
       const want = DOCUMENTED_CODE[line];

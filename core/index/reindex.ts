@@ -4,7 +4,7 @@
  */
 import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
-import { readCheckedStream } from "../store/blocks.ts";
+import { readCheckedStream, readWholeStream } from "../store/blocks.ts";
 import {
   clearSearchIndex,
   deleteDerived,
@@ -17,6 +17,13 @@ import {
 } from "../store/derived.ts";
 import { isTurn, parseLine } from "../transcript/records.ts";
 import { deriveTurn } from "./derive.ts";
+import {
+  clearTitlesFillPending,
+  replaceTranscriptTitles,
+  titleFillTargets,
+  type TranscriptTitles,
+} from "../store/sessions_sql.ts";
+import { emptyTitles, noteTitle } from "../sessions/titles.ts";
 
 export interface RebuildResult {
   sessions: number;
@@ -25,8 +32,15 @@ export interface RebuildResult {
   skipped: { session_key: string; reason: string }[];
 }
 
-/** Derives every turn row of one session's stream, in byte order. */
-export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[] {
+/**
+ * Derives every turn row of one session's stream, in byte order; with `titles`, also notes
+ * the titles the stream's records carry.
+ */
+export function deriveStream(
+  stream: Uint8Array,
+  sidecar: boolean,
+  titles?: TranscriptTitles,
+): DerivedRows[] {
   const rows: DerivedRows[] = [];
   let start = 0;
   let seq = 0;
@@ -35,6 +49,7 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
     if (nl < 0) nl = stream.length;
     const line = stream.subarray(start, nl);
     const rec = parseLine(line);
+    if (rec && titles) noteTitle(titles, rec);
     if (rec && isTurn(rec)) {
       rows.push(
         deriveTurn({ rec, streamOffset: start, byteLen: line.length, turnSeq: seq++, sidecar }),
@@ -99,9 +114,11 @@ function rebuildSession(
 ): string | null {
   const { stream, damaged } = readCheckedStream(db, sessionNo);
   if (damaged.length === 0) {
-    const rows = deriveStream(stream, sidecar);
+    const titles = emptyTitles();
+    const rows = deriveStream(stream, sidecar, titles);
     deleteDerived(db, sessionNo);
     writeDerived(db, sessionNo, rows);
+    replaceTranscriptTitles(db, sessionNo, titles);
     setTurnCount(db, sessionNo, rows.length);
     out.sessions++;
     out.turns += rows.length;
@@ -140,4 +157,34 @@ function rebuildSession(
         (wholesale ? " but not their search rows" : "")
       : "") +
     "; terminus verify names the damage";
+}
+
+/**
+ * Reads the titles of every session that still has blocks, for a store made before titles
+ * were kept. Evicted sessions have nothing left to read them from. Caller holds the ingest lock.
+ */
+export function fillTitles(db: Db): { sessions: number; skipped: number } {
+  let sessions = 0;
+  let skipped = 0;
+  for (const t of titleFillTargets(db)) {
+    const titles = emptyTitles();
+    try {
+      const stream = readWholeStream(db, t.sessionNo);
+      let start = 0;
+      while (start < stream.length) {
+        let nl = stream.indexOf(0x0a, start);
+        if (nl < 0) nl = stream.length;
+        const rec = parseLine(stream.subarray(start, nl));
+        if (rec) noteTitle(titles, rec);
+        start = nl + 1;
+      }
+    } catch {
+      skipped++; // damaged blocks: verify's to report; the session simply has no title yet
+      continue;
+    }
+    transaction(db, () => replaceTranscriptTitles(db, t.sessionNo, titles));
+    sessions++;
+  }
+  clearTitlesFillPending(db);
+  return { sessions, skipped };
 }

@@ -34,7 +34,8 @@ import {
   recoveryDue,
   resolveContinuations,
 } from "../store/lineage.ts";
-import { rebuildDerived } from "../index/reindex.ts";
+import { fillTitles, rebuildDerived } from "../index/reindex.ts";
+import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
@@ -284,6 +285,7 @@ class Pass {
         captureMode: mode,
       },
       derived: d.derived,
+      titles: d.titles,
     });
     this.rememberTail(p, r.sessionNo);
     // keep the in-memory view current for files that share a key later in this pass
@@ -457,6 +459,8 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
+  const titled = await fillTitlesIfPending(db);
+  if (titled) pass.notes.push(titled);
   pass.states = allSessionStates(db);
   ensureTails(db);
   pass.tails = allTails(db);
@@ -532,6 +536,16 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   // every error the run row records is shown as well, a failed step's included
   const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
   return { ran: true, run, problems: shown, excludedOnly, onlyFailed };
+}
+
+/** A store made before titles were kept reads them once from its blocks. */
+async function fillTitlesIfPending(db: Db): Promise<string | null> {
+  if (!titlesFillPending(db)) return null;
+  await initCodec();
+  const r = fillTitles(db);
+  return `titles read for ${r.sessions} session(s) archived before titles were kept${
+    r.skipped ? `; ${r.skipped} could not be read` : ""
+  }`;
 }
 
 async function rebuildDerivedIfStale(db: Db): Promise<string | null> {

@@ -24,6 +24,9 @@ import { type Query, tokens } from "./query.ts";
 
 export interface Hit {
   turn_id: number;
+  /** The session's number and title (filled by the search, not by the ranking). */
+  session_no: number;
+  title: string | null;
   session_key: string;
   project: string | null;
   record_type: string;
@@ -109,6 +112,8 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
     );
     return {
       turn_id: c.id,
+      session_no: c.sessionNo,
+      title: null,
       session_key: c.sessionKey,
       project: c.project,
       record_type: c.recordType,
@@ -178,6 +183,8 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
     }
     hits.push({
       turn_id: c.id,
+      session_no: c.sessionNo,
+      title: null,
       session_key: c.sessionKey,
       project: c.project,
       record_type: c.recordType,
@@ -199,6 +206,8 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
 export function hitDoc(h: Hit, withMatched: boolean): Record<string, unknown> {
   const d: Record<string, unknown> = {
     turn_id: h.turn_id,
+    session_no: h.session_no,
+    title: h.title,
     session_key: h.session_key,
     project: h.project,
     record_type: h.record_type,

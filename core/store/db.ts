@@ -14,10 +14,12 @@ import {
   FILE_MODE,
   READ_BUSY_PAUSE_MS,
   READ_BUSY_RETRIES,
+  SESSIONS_SCHEMA,
   WAL_AUTOCHECKPOINT_PAGES,
   WRITER_CACHE_KIB,
 } from "../constants.ts";
 import { StoreError } from "../errors.ts";
+import { markTitlesFillPending, SESSIONS_DDL } from "./sessions_sql.ts";
 
 export type Db = DatabaseSync;
 
@@ -181,6 +183,8 @@ CREATE INDEX IF NOT EXISTS paths_turn ON paths(turn_id);
 export interface StoreFormat {
   archiveFormat: number;
   derivedSchema: number;
+  /** The names/tags/titles tables' version; 0 on a store made before them. */
+  sessionsSchema: number;
 }
 
 function pragmas(db: Db, busyMs: number): void {
@@ -200,8 +204,13 @@ export function readFormat(db: Db): StoreFormat | null {
     const m = new Map(rows.map((r) => [r.key, r.value]));
     const a = Number(m.get("archive_format"));
     const d = Number(m.get("derived_schema"));
+    const n = Number(m.get("sessions_schema"));
     if (!Number.isFinite(a)) return null;
-    return { archiveFormat: a, derivedSchema: Number.isFinite(d) ? d : 0 };
+    return {
+      archiveFormat: a,
+      derivedSchema: Number.isFinite(d) ? d : 0,
+      sessionsSchema: Number.isFinite(n) ? n : 0,
+    };
   }
 }
 
@@ -361,7 +370,9 @@ export function openWrite(path: string): OpenWrite {
   let derivedStale = false;
   // A store already in this build's formats has every table: skip the schema statements,
   // which would otherwise run on every pass.
-  if (format && format.derivedSchema === DERIVED_SCHEMA) return { db, derivedStale, created };
+  if (
+    format && format.derivedSchema === DERIVED_SCHEMA && format.sessionsSchema === SESSIONS_SCHEMA
+  ) return { db, derivedStale, created };
   try {
     db.exec("BEGIN IMMEDIATE");
     db.exec(ARCHIVE_DDL);
@@ -370,7 +381,11 @@ export function openWrite(path: string): OpenWrite {
       const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
       put.run("archive_format", String(ARCHIVE_FORMAT));
       put.run("derived_schema", String(DERIVED_SCHEMA));
-      format = { archiveFormat: ARCHIVE_FORMAT, derivedSchema: DERIVED_SCHEMA };
+      format = {
+        archiveFormat: ARCHIVE_FORMAT,
+        derivedSchema: DERIVED_SCHEMA,
+        sessionsSchema: SESSIONS_SCHEMA,
+      };
     } else if (format.derivedSchema !== DERIVED_SCHEMA) {
       for (const t of DERIVED_TABLES) {
         if (format.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
@@ -387,6 +402,14 @@ export function openWrite(path: string): OpenWrite {
       derivedStale = true;
     }
     db.exec(DERIVED_DDL);
+    db.exec(SESSIONS_DDL);
+    if (format.sessionsSchema < SESSIONS_SCHEMA) {
+      // a store made before these tables: the next pass reads the titles its sessions carry
+      markTitlesFillPending(db);
+    }
+    db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('sessions_schema', ?)").run(
+      String(SESSIONS_SCHEMA),
+    );
     db.exec("COMMIT");
   } catch (e) {
     try {
