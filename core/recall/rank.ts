@@ -110,22 +110,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
         ? 1
         : 0
     );
-    return {
-      turn_id: c.id,
-      session_no: c.sessionNo,
-      title: null,
-      session_key: c.sessionKey,
-      project: c.project,
-      record_type: c.recordType,
-      ts: c.ts,
-      sidechain: c.sidechain,
-      relevance: c.relevance + score,
-      entity_score: score,
-      matched_on: matched,
-      excerpt: "",
-      clipped: { start: false, end: false },
-      candidate: c,
-    };
+    return hitFrom(c, c.relevance + score, score, matched);
   });
   if (a.query.match) hits.sort(compareHits); // else already newest first
   return hits.slice(0, a.limit);
@@ -181,25 +166,30 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
       if (n < 0) n = totalTurns(db);
       score += EXACT_WEIGHT * Math.log(1 + n / Math.max(1, df));
     }
-    hits.push({
-      turn_id: c.id,
-      session_no: c.sessionNo,
-      title: null,
-      session_key: c.sessionKey,
-      project: c.project,
-      record_type: c.recordType,
-      ts: c.ts,
-      sidechain: c.sidechain,
-      relevance: score,
-      entity_score: score,
-      matched_on: m.matched,
-      excerpt: "",
-      clipped: { start: false, end: false },
-      candidate: c,
-    });
+    hits.push(hitFrom(c, score, score, m.matched));
   }
   hits.sort(compareHits);
   return hits.slice(0, a.limit);
+}
+
+/** A hit for a candidate turn, its excerpt (and title) filled in later. */
+function hitFrom(c: Candidate, relevance: number, score: number, matched: Hit["matched_on"]): Hit {
+  return {
+    turn_id: c.id,
+    session_no: c.sessionNo,
+    title: null,
+    session_key: c.sessionKey,
+    project: c.project,
+    record_type: c.recordType,
+    ts: c.ts,
+    sidechain: c.sidechain,
+    relevance,
+    entity_score: score,
+    matched_on: matched,
+    excerpt: "",
+    clipped: { start: false, end: false },
+    candidate: c,
+  };
 }
 
 /** The JSON form of a hit (without the internal candidate). */
