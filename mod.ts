@@ -75,8 +75,12 @@ const terminalProgress: ProgressFactory = (label, total, unit) =>
     write(Deno.stderr, [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
   });
 
-function misuse(message: string): never {
-  write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usageText()]);
+/** One line of error, then the usage of the command misused (or the list of commands). */
+function misuse(message: string, cmd?: Command): never {
+  const usage = cmd && cmd.name !== "help"
+    ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
+    : usageText();
+  write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usage]);
   Deno.exit(2);
 }
 
@@ -152,7 +156,7 @@ async function main(argv: string[]): Promise<number> {
   try {
     parsed = await parse(cmd, argv.slice(1));
   } catch (e) {
-    misuse((e as Error).message);
+    misuse((e as Error).message, cmd);
   }
   let result: Outcome;
   try {
@@ -162,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
     }
     result = await cmd.run(ctx, parsed);
   } catch (e) {
-    if (e instanceof UsageError) misuse(e.message);
+    if (e instanceof UsageError) misuse(e.message, cmd);
     result = outcome(cmd.name, cmd.empty(parsed), {
       ok: false,
       reason: (e as Error).message,

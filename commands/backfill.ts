@@ -67,6 +67,15 @@ export const command: Command = {
         counts: [`no transcripts under ${r.roots.join(", ")}; nothing was started`],
       });
     }
+    if (size.bytes === 0) {
+      return outcome("backfill", null, {
+        human: [table],
+        warnings,
+        counts: [
+          "nothing to archive: every transcript is archived to its end; nothing was started",
+        ],
+      });
+    }
     try {
       startBackfill(ctx.self);
     } catch (e) {

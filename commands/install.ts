@@ -4,6 +4,7 @@ import { humanBytes, outcome } from "../core/output.ts";
 import { VERSION } from "../core/constants.ts";
 import { install, type InstallReport } from "../core/setup/install.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
+import { dirname } from "../core/posix.ts";
 
 const AUTO_COMPACT_NOTE =
   "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";
@@ -64,6 +65,16 @@ function receipt(r: InstallReport): string[] {
   out.push(`${pad("data")}${r.dataDir}`);
   out.push(`${pad("transcripts")}${r.roots.length ? r.roots.join(", ") : "not known (see below)"}`);
   out.push(`${pad("undo")}terminus uninstall`);
+  if (r.pathLine) {
+    const where = r.pathLine.file ? `; add it to ${r.pathLine.file} for new shells` : "";
+    out.push(
+      "",
+      `${
+        dirname(r.loc.link)
+      } is not on PATH, so typing terminus finds nothing yet. This shell line fixes that${where}:`,
+      `  ${r.pathLine.line}`,
+    );
+  }
   out.push("");
   out.push(`${r.cleanup.finding}.`);
   if (r.cleanup.fix) {
@@ -76,6 +87,10 @@ function receipt(r: InstallReport): string[] {
     for (const p of b.sizing.problems) out.push(`problem: ${p}`);
     if (b.sizing.transcripts === 0) {
       out.push("backfill: no transcripts on disk yet, so nothing was started");
+    } else if (b.sizing.pending === 0) {
+      out.push(
+        `backfill: ${b.sizing.transcripts} transcript(s), nothing to archive, so nothing was started`,
+      );
     } else {
       out.push(
         `backfill: ${b.sizing.transcripts} transcript(s), ${

@@ -26,6 +26,7 @@ export const REGISTRY: readonly Entry[] = [
   e("data", "data move <path>: move the data directory", () => import("./data.ts")),
   e("doctor", "what is and is not wired into Claude Code", () => import("./doctor.ts")),
   e("export", "write every visible session out as .jsonl files", () => import("./export.ts")),
+  e("help", "a command's options and examples: help <command>", () => import("./help.ts")),
   e("hook", "run by Claude Code on its hook events", () => import("./hook.ts")),
   e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),
   e("install", "wire Terminus into Claude Code", () => import("./install.ts")),
@@ -59,6 +60,7 @@ export function usageText(): string {
     ...REGISTRY.map((e) => `  ${e.name.padEnd(width)}${e.summary}`),
     "",
     "Read commands take --json and write one JSON document on stdout.",
+    "terminus help <command> lists a command's options, with examples.",
   ];
   return lines.join("\n") + "\n";
 }

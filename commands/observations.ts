@@ -15,6 +15,26 @@ import { initCodec } from "../core/store/codec.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openForRead, scopeOf, str } from "./common.ts";
 
+/** How many items of one list a person sees; the rest are counted ("+N more"). */
+const LIST_SHOWN = 8;
+
+function capped(items: string[]): string {
+  const more = items.length - LIST_SHOWN;
+  return items.slice(0, LIST_SHOWN).join(", ") + (more > 0 ? `, +${more} more` : "");
+}
+
+/** A file inside the project by its path from there; a command by its first line. */
+function readable(kind: string, v: string, project: string | null): string {
+  if (kind === "files_modified" || kind === "files_read") {
+    return project && v.startsWith(project + "/") ? v.slice(project.length + 1) : v;
+  }
+  if (kind === "commands") {
+    const nl = v.indexOf("\n");
+    return nl < 0 ? v : `${v.slice(0, nl).trimEnd()} \u2026`;
+  }
+  return v;
+}
+
 function parseMechanical(text: string | null): unknown {
   if (text === null) return null;
   try {
@@ -43,6 +63,7 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
       });
     }
     const rows = listObservations(o.db, scope.vis);
+    const projects = rows.map((r) => r.project);
     const observations = rows.map((r) => ({
       session_key: r.sessionKey,
       session_id: r.sessionId,
@@ -50,7 +71,7 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
       mechanical: parseMechanical(r.mechanical),
     }));
     const human: string[] = [];
-    for (const ob of observations) {
+    for (const [i, ob] of observations.entries()) {
       const m = ob.mechanical as Record<string, unknown> | string | null;
       if (!m || typeof m === "string") {
         human.push(`${basename(ob.session_key)}\n  mechanical      ${m ?? "-"}\n`);
@@ -73,7 +94,10 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
         ]
       ) {
         const v = m[k];
-        if (Array.isArray(v) && v.length) lines.push(`  ${label.padEnd(16)}${v.join(", ")}`);
+        if (Array.isArray(v) && v.length) {
+          const shown = v.map((x) => readable(k, String(x), projects[i]));
+          lines.push(`  ${label.padEnd(16)}${capped(shown)}`);
+        }
       }
       human.push(lines.join("\n") + "\n");
     }

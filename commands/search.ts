@@ -1,11 +1,12 @@
 /** terminus search <words>: find past turns by text, path, error line or identifier. */
 import { basename, resolve } from "../core/posix.ts";
 import type { Command } from "./types.ts";
-import { outcome } from "../core/output.ts";
+import { boldWanted, type Chunk, emphasized, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import { hitDoc, search } from "../core/recall/search.ts";
+import { type Hit, hitDoc, search } from "../core/recall/search.ts";
+import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
 import { normalisePath } from "../core/index/entities.ts";
 import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
@@ -19,10 +20,71 @@ import {
   wholeFlag,
 } from "./common.ts";
 
+/** What a hit is, in the words a person uses: Claude Code files tool results as user records. */
+export function hitLabel(c: Candidate): string {
+  if (c.recordType === "user") return c.isToolResult ? "tool result" : "prompt";
+  if (c.recordType === "assistant") return c.toolName ? `tool call ${c.toolName}` : "reply";
+  return c.recordType;
+}
+
+/** A hit found by its session's title: its excerpt is the title. */
+const titled = (h: Hit) => h.matched_on.some((m) => m.kind === "title");
+
+/** Drops the part-words an excerpt was cut through, marking each cut with an ellipsis. */
+export function onWordBoundaries(excerpt: string, clipped: Hit["clipped"]): string {
+  let s = excerpt;
+  if (clipped.start) {
+    const i = s.search(/\s/);
+    if (i >= 0 && i < WORD_SLACK) s = s.slice(i + 1);
+    s = "\u2026" + s;
+  }
+  if (clipped.end) {
+    const i = s.search(/\s\S*$/);
+    if (i >= 0 && s.length - i < WORD_SLACK) s = s.slice(0, i);
+    s = s + "\u2026";
+  }
+  return s;
+}
+
+/** The longest part-word dropped at a cut; longer, the cut stays where it fell. */
+const WORD_SLACK = 40;
+
+/**
+ * The terminal form: one header per session (in the order of its best hit), its hits under
+ * it, each labelled; a record archived twice (a resumed session copies earlier turns) once;
+ * excerpts cut on word boundaries, the query's words in bold.
+ */
+function terminalHits(hits: Hit[], terms: string[], bold: boolean): Chunk[] {
+  const seen = new Set<string>();
+  const bySession = new Map<string, Hit[]>();
+  for (const h of hits) {
+    const key = h.candidate.uuid ?? `turn ${h.turn_id}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const list = bySession.get(h.session_key) ?? [];
+    list.push(h);
+    bySession.set(h.session_key, list);
+  }
+  const out: Chunk[] = [];
+  for (const [key, list] of bySession) {
+    const first = list[0];
+    const header = `${basename(key)}  ${first.project ?? "-"}${
+      first.sidechain ? "  (subagent)" : ""
+    }`;
+    out.push(emphasized(header, [header], bold), "\n");
+    for (const h of list) {
+      out.push(`  ${h.turn_id}  ${day(h.ts)}  ${hitLabel(h.candidate)}\n      `);
+      if (titled(h)) out.push("title: ");
+      out.push(emphasized(onWordBoundaries(h.excerpt, h.clipped), terms, bold), "\n");
+    }
+  }
+  return out;
+}
+
 export const command: Command = {
   name: "search",
   usage:
-    "terminus search <words>... [--project <path>] [--tool <name>] [--kind <type>] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
+    "terminus search [<words>...] [--project <path>] [--tool <name>] [--kind <type>] [--prompts] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
   options: {
     ...PROJECT_OPTION,
     ...BOUND_OPTIONS,
@@ -31,6 +93,7 @@ export const command: Command = {
     path: { type: "string", multiple: true },
     limit: { type: "string" },
     raw: { type: "boolean" },
+    prompts: { type: "boolean" },
   },
   positionals: true,
   json: true,
@@ -39,8 +102,11 @@ export const command: Command = {
     return { query: q.text, truncated: q.truncated, hits: [] };
   },
   async run(ctx, a) {
-    if (a.positionals.length === 0) {
-      throw new UsageError("search needs at least one word to look for");
+    const filtered = ["path", "tool", "kind", "prompts"].some((f) => a.values[f] !== undefined);
+    if (a.positionals.length === 0 && !filtered) {
+      throw new UsageError(
+        "search needs words to look for, or --path, --tool, --kind or --prompts to select by",
+      );
     }
     const since = boundFlag("--since", str(a.values, "since"), "start");
     const until = boundFlag("--until", str(a.values, "until"), "end");
@@ -50,7 +116,9 @@ export const command: Command = {
     const empty = { query: q.text, truncated: q.truncated, hits: [] as unknown[] };
     const warnings: string[] = [];
     if (q.truncated) warnings.push(TRUNCATED_NOTE);
-    if (!q.match) return outcome("search", empty, { reason: NO_WORDS_REASON, warnings });
+    // Filters alone rank by time; words that leave nothing to search find nothing.
+    const byTime = a.positionals.length === 0;
+    if (!q.match && !byTime) return outcome("search", empty, { reason: NO_WORDS_REASON, warnings });
     const o = await openForRead(ctx);
     if (!o.db) return outcome("search", empty, { reason: o.reason, warnings });
     try {
@@ -66,15 +134,25 @@ export const command: Command = {
       const hits = search(o.db, {
         query: q,
         vis: scope.vis,
-        filters: { tool: str(a.values, "tool"), kind: str(a.values, "kind"), paths, since, until },
+        filters: {
+          tool: str(a.values, "tool"),
+          kind: str(a.values, "kind"),
+          prompts: a.values.prompts === true,
+          paths,
+          since,
+          until,
+        },
         limit,
+        byTime,
         filter: egress(o.r.cfg.privacy.redactRecall && !raw),
       });
-      const human = hits.map((h) =>
-        `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
-          h.sidechain ? "  (subagent)" : ""
-        }\n    ${h.matched_on.some((m) => m.kind === "title") ? "title: " : ""}${h.excerpt}\n`
-      );
+      const human = !a.json && Deno.stdout.isTerminal()
+        ? terminalHits(hits, q.folded, boldWanted(ctx.env))
+        : hits.map((h) =>
+          `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
+            h.sidechain ? "  (subagent)" : ""
+          }\n    ${titled(h) ? "title: " : ""}${h.excerpt}\n`
+        );
       return outcome("search", {
         query: q.text,
         truncated: q.truncated,
@@ -83,7 +161,9 @@ export const command: Command = {
         human,
         warnings,
         counts: [`${hits.length} hit(s)`],
-        reason: hits.length === 0 ? "no turn matched every word" : null,
+        reason: hits.length === 0
+          ? (byTime ? "no turn matched the filters" : "no turn matched every word")
+          : null,
       });
     } finally {
       o.db.close();

@@ -8,11 +8,13 @@ import { CONTEXT_MAX } from "../core/constants.ts";
 import {
   type Absent,
   contextWindow,
+  projectOfTurn,
   readRecord,
   type RecordDoc,
   visibleTurn,
 } from "../core/recall/records.ts";
 import { openForRead, PROJECT_OPTION, scopeOf, wholeFlag } from "./common.ts";
+import { shellWord } from "../core/setup/locations.ts";
 
 export const command: Command = {
   name: "show",
@@ -51,10 +53,15 @@ export const command: Command = {
     }
     try {
       const scope = scopeOf(ctx, o.db, o.r, a.values);
+      // An id outside the scope is named with the project it is in and the line that opens it.
+      const hint = (id: number) => {
+        const p = projectOfTurn(o.db!, id, o.r.cfg.exclude);
+        return p ? `turn ${id} is in ${p}: terminus show ${id} --project ${shellWord(p)}` : null;
+      };
       if (!scope.ok) {
         return outcome("show", { records: [], absent: allAbsent(scope.reason) }, {
           reason: scope.reason,
-          warnings: [...o.warnings, ...ids.map((id) => `turn ${id}: ${scope.reason}`)],
+          warnings: [...o.warnings, ...ids.map((id) => hint(id) ?? `turn ${id}: ${scope.reason}`)],
         });
       }
       const redacting = o.r.cfg.privacy.redactRecall && a.values.raw !== true;
@@ -67,7 +74,7 @@ export const command: Command = {
         const t = visibleTurn(o.db, id, scope.vis);
         if (typeof t === "string") {
           absent.push({ turn_id: id, reason: t });
-          warnings.push(t);
+          warnings.push(hint(id) ?? t);
           continue;
         }
         const f = readRecord(o.db, t, filter);

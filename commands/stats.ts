@@ -52,7 +52,14 @@ export const command: Command = {
         row("chars injected", c.chars_injected, 18),
         row("chars referenced", c.chars_referenced, 18),
       ].join("\n") + "\n";
-      return Promise.resolve(outcome("stats", data, { human: [human], warnings: o.warnings }));
+      const why = c.decisions === 0
+        ? [
+          "no prompt is logged yet: the UserPromptSubmit hook logs each prompt once Terminus is wired into Claude Code (terminus doctor shows whether it is), and prompts in excluded projects are never logged",
+        ]
+        : [];
+      return Promise.resolve(
+        outcome("stats", data, { human: [human], warnings: o.warnings, counts: why }),
+      );
     } finally {
       o.db.close();
     }

@@ -31,6 +31,13 @@ function table(title: string, rows: [string, string, number][], total: number): 
 const bucketRows = (list: Bucket<string | null>[], none: string): [string, string, number][] =>
   list.map((b) => [b.key ?? none, `${b.sessions} session(s)`, b.bytes]);
 
+/** The months oldest first, the one without a first turn last; --json keeps the spec's order. */
+function inDateOrder<T extends { key: string | null }>(rows: T[]): T[] {
+  return [...rows].sort((a, b) =>
+    a.key === b.key ? 0 : a.key === null ? 1 : b.key === null ? -1 : a.key < b.key ? -1 : 1
+  );
+}
+
 export const command: Command = {
   name: "usage",
   usage: "terminus usage [--json]",
@@ -70,7 +77,11 @@ export const command: Command = {
       const human = [
         table("archive by project", bucketRows(a.byProject, "(no project)"), a.archiveBytes),
         "\n",
-        table("archive by month", bucketRows(a.byMonth, "(no first turn)"), a.archiveBytes),
+        table(
+          "archive by month",
+          bucketRows(inDateOrder(a.byMonth), "(no first turn)"),
+          a.archiveBytes,
+        ),
         "\n",
         table(
           "database file by table",

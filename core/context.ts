@@ -40,16 +40,36 @@ function taskCwd(): string | undefined {
 }
 
 /**
- * How to run this same program again: the compiled binary itself, or the runtime with the
- * entry module and the program's own permission flags.
+ * How to run this same program again: the compiled binary itself, or the runtime (by a full
+ * path, never by name: it need not be on PATH) with the entry module and the program's flags.
  */
 export function selfCommand(): string[] {
   const main = Deno.mainModule;
   const exec = Deno.execPath();
   if (!main.startsWith("file:") || main.endsWith("/terminus")) return [exec];
-  // The runtime by its full path when the permissions name it, else by name on PATH.
-  const byPath = Deno.permissions.querySync({ name: "run", command: exec }).state === "granted";
-  return [byPath ? exec : "deno", "run", ...permissionFlags(), new URL(main).pathname];
+  const runtime = runtimePath();
+  return [runtime, "run", ...permissionFlags(runtime), new URL(main).pathname];
+}
+
+const mayRun = (command: string) =>
+  Deno.permissions.querySync({ name: "run", command }).state === "granted";
+
+/**
+ * The runtime by a full path this process may run. `--allow-run=deno` grants the PATH entry,
+ * which is often a link to the real binary `Deno.execPath()` names; then that entry is used.
+ * Ungranted either way, the real path is returned and the spawn's error names it.
+ */
+export function runtimePath(): string {
+  const exec = Deno.execPath();
+  if (mayRun(exec)) return exec;
+  for (const dir of (processEnv("PATH") ?? "").split(":")) {
+    if (!dir.startsWith("/")) continue;
+    const entry = `${dir.replace(/\/+$/, "")}/deno`;
+    try {
+      if (mayRun(entry) && Deno.realPathSync(entry) === exec) return entry;
+    } catch { /* not here */ }
+  }
+  return exec;
 }
 
 /**

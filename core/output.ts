@@ -136,3 +136,30 @@ export function humanBytes(n: number): string {
 export function row(label: string, value: string | number, width = 15): string {
   return `${label.padEnd(width)}${value}`;
 }
+
+const BOLD = "\x1b[1m";
+const NOT_BOLD = "\x1b[22m";
+const encoder = new TextEncoder();
+
+/** Whether a terminal may be sent bold: not when NO_COLOR is set to anything (no-color.org). */
+export function boldWanted(env: (name: string) => string | undefined): boolean {
+  return env("NO_COLOR") === undefined;
+}
+
+/**
+ * Terminal text with `terms` in bold, wherever they occur, case aside. It is escaped like every
+ * human line first, so the bold codes added after are the only controls it carries; it is
+ * returned as bytes so the renderer writes it as it is.
+ */
+export function emphasized(text: string, terms: string[], bold: boolean): Uint8Array {
+  let s = escapeControls(text);
+  const words = terms.filter((t) => t.length > 0).sort((a, b) => b.length - a.length);
+  if (bold && words.length) {
+    const re = new RegExp(
+      words.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+      "giu",
+    );
+    s = s.replace(re, (m) => BOLD + m + NOT_BOLD);
+  }
+  return encoder.encode(s);
+}

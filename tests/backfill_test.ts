@@ -142,7 +142,10 @@ Deno.test("bytes not yet archived are each file's size past its watermark, the w
     field(again.out, "estimate"),
     `nothing to read at ${BACKFILL_RATE_MB_S} MB/s, the rate the bench measured`,
   );
-  await passFinished(sb, 2);
+  // and nothing is started for it (issue 14): it says so
+  assert.match(again.err, /nothing to archive: .*nothing was started/);
+  assert.doesNotMatch(again.err, /detached process/);
+  assert.equal(runCount(sb), 2);
 });
 
 Deno.test("with no transcripts backfill prints zero counts and starts nothing", async () => {

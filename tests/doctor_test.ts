@@ -87,6 +87,7 @@ Deno.test({
       }) + "\n",
     );
     await wireItUp(sb);
+    sb.env.PATH = `${join(sb.home, ".local", "bin")}:${sb.env.PATH}`; // as the receipt asks
     const { r, doc, data } = await doctor(sb);
     assertShape(r, data, "after install");
     assert.equal(doc.ok, true);
@@ -362,4 +363,20 @@ Deno.test({
     await runCli(sb, ["doctor"]);
     assert.deepEqual(diffSnapshots(before, await snapshot(sb.dir)), []);
   },
+});
+
+Deno.test("a working link whose folder is not on PATH is a note whose fix is the shell line", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  await wireItUp(sb);
+  const bin = join(sb.home, ".local", "bin");
+  const { data } = await doctor(sb, undefined, { SHELL: "/bin/zsh" });
+  assert.equal(data.binary.state, "note");
+  assert.match(data.binary.finding, new RegExp(`${bin} is not on PATH`));
+  assert.equal(data.binary.fix, `export PATH=${bin}:"$PATH"`);
+  const fish = await doctor(sb, undefined, { SHELL: "/usr/bin/fish" });
+  assert.equal(fish.data.binary.fix, `fish_add_path ${bin}`);
+  // on PATH: ok, no fix
+  const onPath = await doctor(sb, undefined, { PATH: `${bin}:${sb.env.PATH}` });
+  assert.equal(onPath.data.binary.state, "ok");
+  assert.equal(onPath.data.binary.fix, null);
 });

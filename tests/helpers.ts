@@ -6,7 +6,7 @@
 import { fileURLToPath } from "node:url";
 import { dirname, join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { PERMISSION_FLAGS } from "../core/context.ts";
+import { permissionFlags } from "../core/context.ts";
 import { openRead } from "../core/store/db.ts";
 import { readWholeStream } from "../core/store/archive.ts";
 import { initCodec } from "../core/store/codec.ts";
@@ -108,9 +108,9 @@ export interface CliResult {
   err: string;
 }
 
-/** The argv the CLI runs under: the runtime, the program's own flags, then mod.ts. */
+/** The argv the CLI runs under: the runtime (by its full path, as the program names itself), its flags, mod.ts. */
 export function cliArgs(args: string[]): string[] {
-  return ["run", ...PERMISSION_FLAGS, MOD_PATH, ...args];
+  return ["run", ...permissionFlags(Deno.execPath()), MOD_PATH, ...args];
 }
 
 function childEnv(sb: Sandbox, extra: CliOptions["env"]): Record<string, string> {

@@ -21,6 +21,7 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
+import { launcherText } from "../core/setup/placement.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
 import { BUILD_MARKER, CLAUDE_TIMEOUT_MS, VERSION } from "../core/constants.ts";
 
@@ -380,6 +381,27 @@ Deno.test("install reports cleanupPeriodDays from settings.json with the edit th
   assert.equal((await readJson(sb.settings)).cleanupPeriodDays, 7, "never changed");
 });
 
+const ALPHA_TRANSCRIPT = JSON.stringify({
+  type: "user",
+  uuid: "u1",
+  parentUuid: null,
+  timestamp: "2026-08-12T21:00:00.000Z",
+  cwd: "/nonexistent/terminus-install/alpha",
+  sessionId: "11111111-1111-4111-8111-111111111111",
+  message: { role: "user", content: "hello" },
+}) + "\n";
+
+/** Waits (up to 20 s) for the detached pass to archive something; the sessions it stored. */
+async function archivedSessions(sb: SetupBox): Promise<number> {
+  let sessions = 0;
+  for (let i = 0; i < 80 && sessions === 0; i++) {
+    await new Promise((res) => setTimeout(res, 250));
+    const s = await runCli(sb, ["status", "--json"]);
+    sessions = JSON.parse(s.out).data.sessions;
+  }
+  return sessions;
+}
+
 Deno.test({
   name: "install starts a detached backfill of the transcripts already on disk",
   ...real,
@@ -389,15 +411,7 @@ Deno.test({
       sb.claude,
       "/nonexistent/terminus-install/alpha",
       "11111111-1111-4111-8111-111111111111.jsonl",
-      JSON.stringify({
-        type: "user",
-        uuid: "u1",
-        parentUuid: null,
-        timestamp: "2026-08-12T21:00:00.000Z",
-        cwd: "/nonexistent/terminus-install/alpha",
-        sessionId: "11111111-1111-4111-8111-111111111111",
-        message: { role: "user", content: "hello" },
-      }) + "\n",
+      ALPHA_TRANSCRIPT,
     );
     const r = await install(sb);
     assert.equal(r.code, 0, r.out + r.err);
@@ -406,13 +420,7 @@ Deno.test({
       /backfill: 1 transcript\(s\), \d+ byte\(s\) not yet archived; archiving them in the background/,
     );
     // the detached pass archives it without anyone waiting for it
-    let sessions = 0;
-    for (let i = 0; i < 80 && sessions === 0; i++) {
-      await new Promise((res) => setTimeout(res, 250));
-      const s = await runCli(sb, ["status", "--json"]);
-      sessions = JSON.parse(s.out).data.sessions;
-    }
-    assert.equal(sessions, 1);
+    assert.equal(await archivedSessions(sb), 1);
     await settle(sb);
   },
 });
@@ -509,6 +517,7 @@ Deno.test({
       stderr: "piped",
     }).output();
     assert.match(dec.decode(list.stdout), /terminus: .* - ✔ Connected/, dec.decode(list.stderr));
+    offline.PATH = `${join(sb.home, ".local", "bin")}:${offline.PATH}`; // as the receipt asks
     const doctor = await runLink(["doctor", "--json"]);
     const d = JSON.parse(doctor.out).data as Record<string, { state: string }>;
     assert.equal(d.binary.state, "ok", JSON.stringify(d.binary));
@@ -518,4 +527,101 @@ Deno.test({
       "no shared module cache was used",
     );
   },
+});
+
+/* ---------- the runtime by its full path (issue 14, item 1) ---------- */
+
+Deno.test({
+  name: "with no deno anywhere on PATH, install's detached backfill still starts and archives",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox("none");
+    // PATH holds only an empty folder: the runtime must be run by its full path
+    sb.env.PATH = sb.bin;
+    await writeTranscript(
+      sb.claude,
+      "/nonexistent/terminus-install/alpha",
+      "11111111-1111-4111-8111-111111111111.jsonl",
+      ALPHA_TRANSCRIPT,
+    );
+    const r = await install(sb);
+    assert.doesNotMatch(r.err + r.out, /could not be started/);
+    assert.match(r.out, /archiving them in the background/);
+    assert.equal(await archivedSessions(sb), 1);
+    await settle(sb);
+  },
+});
+
+Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else names both and exits 1", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
+  try {
+    const layout = {
+      versionDir: dir,
+      sourceDir: REPO_DIR,
+      denoDir: join(dir, "deno"),
+      launcher: join(dir, "terminus"),
+    };
+    const bin = join(dir, "bin");
+    await Deno.mkdir(bin);
+    await Deno.symlink(Deno.execPath(), join(bin, "deno"));
+    const empty = join(dir, "empty");
+    await Deno.mkdir(empty);
+    const run = async (recorded: string, path: string) => {
+      await Deno.writeTextFile(
+        layout.launcher,
+        launcherText(recorded, layout, "https://registry.npmjs.org/"),
+        { mode: 0o755 },
+      );
+      const o = await new Deno.Command(layout.launcher, {
+        args: ["--version"],
+        env: { PATH: path, HOME: dir },
+        clearEnv: true,
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const dec = new TextDecoder();
+      return { code: o.code, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
+    };
+    // the recorded runtime, with nothing on PATH
+    let r = await run(Deno.execPath(), empty);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `terminus ${VERSION}\n`);
+    // Deno moved: the one on PATH
+    const gone = join(dir, "moved-away", "deno");
+    r = await run(gone, bin);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `terminus ${VERSION}\n`);
+    // neither: one line naming the recorded path and PATH
+    r = await run(gone, empty);
+    assert.equal(r.code, 1);
+    assert.equal(r.out, "");
+    assert.equal(r.err.split("\n").filter(Boolean).length, 1);
+    assert.ok(r.err.includes(gone), r.err);
+    assert.match(r.err, /no deno is on PATH/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the receipt prints the shell line that puts the link's folder on PATH, only when it is not", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  const bin = join(sb.home, ".local", "bin");
+  const r = await install(sb, { SHELL: "/bin/bash" });
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.ok(r.out.includes(`${bin} is not on PATH`), r.out);
+  assert.ok(r.out.includes(`add it to ${join(sb.home, ".bashrc")}`), r.out);
+  assert.ok(r.out.includes(`\n  export PATH=${bin}:"$PATH"\n`), r.out);
+  // the line works: a shell that runs it finds terminus by name
+  const sh = await new Deno.Command("/bin/sh", {
+    args: ["-c", `export PATH=${bin}:"$PATH"; command -v terminus`],
+    env: { PATH: sb.env.PATH },
+    clearEnv: true,
+    stdout: "piped",
+  }).output();
+  assert.equal(new TextDecoder().decode(sh.stdout).trim(), join(bin, "terminus"));
+  const again = await install(sb, { PATH: `${bin}:${sb.env.PATH}` });
+  assert.equal(again.code, 0, again.out + again.err);
+  assert.doesNotMatch(again.out, /not on PATH/);
+  await settle(sb);
 });

@@ -4,7 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { COMPILED_PERMISSION_FLAGS, PERMISSION_FLAGS, selfCommand } from "../core/context.ts";
+import {
+  COMPILED_PERMISSION_FLAGS,
+  PERMISSION_FLAGS,
+  permissionFlags,
+  selfCommand,
+} from "../core/context.ts";
 import { REPO_DIR } from "./helpers.ts";
 
 const FORBIDDEN = [
@@ -98,4 +103,41 @@ Deno.test("a program run with PERMISSION_FLAGS is refused the network and FFI", 
     listen: "not denied",
     ffi: "not denied",
   });
+});
+
+Deno.test("runtimePath names the runtime by the full path the permissions granted, never by bare name", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-runtime-" });
+  try {
+    // deno on PATH as a link to the real binary, granted by name as the tasks do
+    const bin = join(dir, "bin");
+    await Deno.mkdir(bin);
+    const link = join(bin, "deno");
+    await Deno.symlink(Deno.execPath(), link);
+    const script = join(dir, "probe.ts");
+    const context = new URL("../core/context.ts", import.meta.url).href;
+    await Deno.writeTextFile(
+      script,
+      `import { runtimePath } from ${JSON.stringify(context)};
+const p = runtimePath();
+const o = await new Deno.Command(p, { args: ["--version"], stdout: "null" }).output();
+console.log(JSON.stringify({ p, code: o.code }));`,
+    );
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["run", ...permissionFlags("deno"), script],
+      cwd: dir,
+      env: { PATH: bin, DENO_NO_UPDATE_CHECK: "1", HOME: dir, DENO_DIR: join(dir, "cache") },
+      clearEnv: true,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+    const r = JSON.parse(new TextDecoder().decode(out.stdout));
+    const real = await Deno.realPath(Deno.execPath());
+    // the real binary when it is the one granted, else the PATH entry that was
+    assert.ok(r.p === link || r.p === real, r.p);
+    assert.ok(r.p.startsWith("/"));
+    assert.equal(r.code, 0);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });

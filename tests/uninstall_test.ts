@@ -218,3 +218,40 @@ Deno.test("--purge deletes nothing when the store cannot be read", async () => {
   assert.match(r.out, /cannot be read, so nothing was deleted/);
   assert.ok(await exists(sb.store));
 });
+
+Deno.test("uninstall prints the exact purge command that still works once the link is gone, and purge forgets the recorded data location", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  // the data directory was moved: only the config directory's data-location names it
+  const moved = join(sb.dir, "moved-data");
+  await Deno.writeTextFile(join(sb.config, "data-location"), moved + "\n");
+  delete sb.env.TERMINUS_DATA_DIR;
+  const store = join(moved, "terminus.db");
+  await installed(sb);
+  await withStore({ ...sb, data: moved, store });
+
+  const r = await runCli(sb, ["uninstall"]);
+  assert.equal(r.code, 0, r.out + r.err);
+  assert.equal(await exists(sb.link), false);
+  assert.ok(r.out.includes(`${join(sb.config, "data-location")}, which records`), r.out);
+  const line = r.out.split("\n").find((l) => l.startsWith("  to purge"));
+  assert.ok(line, r.out);
+  const command = line.replace(/^ {2}to purge +/, "");
+  assert.equal(command, `${sb.versionFile} uninstall --purge`);
+
+  // the printed command, run as printed (plus --yes for no terminal), deletes the data and the record
+  const words = command.split(" ");
+  const o = await new Deno.Command(words[0], {
+    args: [...words.slice(1), "--yes"],
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const out = new TextDecoder().decode(o.stdout);
+  assert.equal(o.code, 0, out + new TextDecoder().decode(o.stderr));
+  assert.equal(await exists(moved), false);
+  assert.equal(await exists(join(sb.config, "data-location")), false);
+  assert.ok(out.includes(`removed ${join(sb.config, "data-location")}, which recorded ${moved}`));
+});

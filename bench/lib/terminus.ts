@@ -3,7 +3,7 @@
  * with its own data, config and Claude directories so nothing outside bench/out is touched.
  */
 import { join } from "node:path";
-import { PERMISSION_FLAGS } from "../../core/context.ts";
+import { permissionFlags } from "../../core/context.ts";
 import { type RunResult, runTimed } from "./proc.ts";
 
 export interface Scenario {
@@ -57,7 +57,7 @@ export function scenarioEnv(s: Scenario): Record<string, string> {
 
 /** The argv that runs the CLI from the checkout. */
 export function cliArgs(repo: string, args: string[]): string[] {
-  return ["run", ...PERMISSION_FLAGS, join(repo, "mod.ts"), ...args];
+  return ["run", ...permissionFlags(Deno.execPath()), join(repo, "mod.ts"), ...args];
 }
 
 export interface IngestRun extends RunResult {

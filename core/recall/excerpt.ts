@@ -43,10 +43,10 @@ const WINDOW_MARGIN = 4 * EXCERPT_CHARS;
 
 /**
  * A stretch of a long text around the first match, so folding and cutting work on a few
- * hundred characters instead of a whole file a tool read.
+ * hundred characters instead of a whole file a tool read. Says which ends it cut.
  */
-function around(text: string, folded: string[]): string {
-  if (text.length <= 4 * WINDOW_MARGIN) return text;
+function around(text: string, folded: string[]): Span {
+  if (text.length <= 4 * WINDOW_MARGIN) return { text, cutStart: false, cutEnd: false };
   const lower = text.toLowerCase();
   let at = -1;
   for (const t of folded) {
@@ -54,13 +54,25 @@ function around(text: string, folded: string[]): string {
     if (i >= 0 && (at < 0 || i < at)) at = i;
   }
   const from = Math.max(0, at - WINDOW_MARGIN);
-  return text.slice(from, from + 2 * WINDOW_MARGIN);
+  const to = from + 2 * WINDOW_MARGIN;
+  return { text: text.slice(from, to), cutStart: from > 0, cutEnd: to < text.length };
+}
+
+/** A piece of a turn's text, and whether text was left out before and after it. */
+export interface Span {
+  text: string;
+  cutStart: boolean;
+  cutEnd: boolean;
 }
 
 /** Up to 240 characters around the first of `terms` found, or from the start without terms. */
 export function cutExcerpt(text: string, folded: string[]): string {
+  return cutSpan(text, folded).text;
+}
+
+function cutSpan(text: string, folded: string[]): Span {
   const chars = [...text];
-  if (chars.length <= EXCERPT_CHARS) return text;
+  if (chars.length <= EXCERPT_CHARS) return { text, cutStart: false, cutEnd: false };
   let at = -1;
   if (folded.length) {
     const lower = text.toLowerCase();
@@ -77,7 +89,11 @@ export function cutExcerpt(text: string, folded: string[]): string {
       Math.min(charAt - Math.floor(EXCERPT_CHARS / 3), chars.length - EXCERPT_CHARS),
     );
   }
-  return chars.slice(start, start + EXCERPT_CHARS).join("");
+  return {
+    text: chars.slice(start, start + EXCERPT_CHARS).join(""),
+    cutStart: start > 0,
+    cutEnd: start + EXCERPT_CHARS < chars.length,
+  };
 }
 
 export function excerptFor(
@@ -85,13 +101,17 @@ export function excerptFor(
   t: { sessionNo: number; streamOffset: number; byteLen: number; evicted: boolean },
   folded: string[],
   filter: (s: string) => string,
-): string {
-  if (t.evicted) return "";
+): Span {
+  const none = { text: "", cutStart: false, cutEnd: false };
+  if (t.evicted) return none;
   const bytes = turnBytes(db, t.sessionNo, t.streamOffset, t.byteLen);
-  if (!bytes) return "";
+  if (!bytes) return none;
   const redacting = isRedacting(filter);
   const raw = rawTurnText(bytes, redacting);
   // Redaction sees the whole text (a window could start inside a key block and hide its
   // marker); without it, only a window around the match is folded and cut.
-  return cutExcerpt(redacting ? fold(filter(raw)) : fold(around(raw, folded)), folded);
+  if (redacting) return cutSpan(fold(filter(raw)), folded);
+  const w = around(raw, folded);
+  const c = cutSpan(fold(w.text), folded);
+  return { text: c.text, cutStart: c.cutStart || w.cutStart, cutEnd: c.cutEnd || w.cutEnd };
 }

@@ -43,6 +43,8 @@ export interface Hit {
   entity_score: number;
   matched_on: { kind: string; value: string }[];
   excerpt: string;
+  /** Not in the documents: whether the excerpt left text out before and after it. */
+  clipped: { start: boolean; end: boolean };
   /** Not in the documents: for the injection path. */
   candidate: Candidate;
 }
@@ -71,6 +73,8 @@ export interface SearchArgs {
   limit: number;
   /** How many ranked candidates to consider (the pool). */
   pool?: number;
+  /** With no words, select by the filters alone, newest first. */
+  byTime?: boolean;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
@@ -89,29 +93,14 @@ function idfOf(db: Db): (kind: string, value: string) => number {
   };
 }
 
-/** A hit for a candidate, before its excerpt is cut. */
-function hitOf(c: Candidate, relevance: number, score: number, matched: Matched[]): Hit {
-  return {
-    turn_id: c.id,
-    session_no: c.sessionNo,
-    title: null,
-    session_key: c.sessionKey,
-    project: c.project,
-    record_type: c.recordType,
-    ts: c.ts,
-    sidechain: c.sidechain,
-    relevance,
-    entity_score: score,
-    matched_on: matched,
-    excerpt: "",
-    candidate: c,
-  };
-}
-
-/** Ranked hits without excerpts: no block is read, so the hook path can use it. */
+/**
+ * Ranked hits without excerpts: no block is read, so the hook path can use it. With
+ * `byTime` and no words, the filters alone select and the newest turns come first.
+ */
 export function rank(db: Db, a: SearchArgs): Hit[] {
-  if (!a.query.match) return [];
-  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, a.pool ?? SEARCH_POOL);
+  if (!a.query.match && !a.byTime) return [];
+  const pool = a.query.match ? a.pool ?? SEARCH_POOL : a.limit;
+  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, pool);
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = a.query.groups.map((g) => new Set(g));
@@ -129,9 +118,9 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       matched.push({ kind: e.kind, value: e.value });
     }
     matched.sort(byKindValue);
-    return hitOf(c, c.relevance + score, score, matched);
+    return hitFrom(c, c.relevance + score, score, matched);
   });
-  hits.sort(compareHits);
+  if (a.query.match) hits.sort(compareHits); // else already newest first
   return hits.slice(0, a.limit);
 }
 
@@ -178,10 +167,30 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
     if (!m.matched.length) continue;
     let score = 0;
     for (const e of m.matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
-    hits.push(hitOf(c, score, score, m.matched));
+    hits.push(hitFrom(c, score, score, m.matched));
   }
   hits.sort(compareHits);
   return hits.slice(0, a.limit);
+}
+
+/** A hit for a candidate turn, its excerpt (and title) filled in later. */
+function hitFrom(c: Candidate, relevance: number, score: number, matched: Hit["matched_on"]): Hit {
+  return {
+    turn_id: c.id,
+    session_no: c.sessionNo,
+    title: null,
+    session_key: c.sessionKey,
+    project: c.project,
+    record_type: c.recordType,
+    ts: c.ts,
+    sidechain: c.sidechain,
+    relevance,
+    entity_score: score,
+    matched_on: matched,
+    excerpt: "",
+    clipped: { start: false, end: false },
+    candidate: c,
+  };
 }
 
 /** The JSON form of a hit (without the internal candidate). */

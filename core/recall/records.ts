@@ -83,6 +83,13 @@ export function visibleTurn(db: Db, id: number, vis: Visibility): TurnRecord | s
   return t;
 }
 
+/** The project a turn is filed under, when the turn exists and its project is not excluded. */
+export function projectOfTurn(db: Db, id: number, exclude: string[]): string | null {
+  const t = turnById(db, id);
+  if (!t || !sessionVisible(db, t.sessionNo, { project: null, exclude })) return null;
+  return t.project;
+}
+
 const decoder = new TextDecoder("utf-8", { fatal: false });
 
 export function readRecord(db: Db, t: TurnRecord, filter: (s: string) => string): Found {

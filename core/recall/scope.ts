@@ -22,7 +22,12 @@ export function resolveScope(db: Db, cfg: Config, cwd: string, flag: string | un
   for (const p of archivedProjects(db)) {
     if (covers(p.path, dir) && (!best || p.path.length > best.path.length)) best = p;
   }
-  if (!best) return { ok: false, reason: `no archived project covers ${dir}` };
+  if (!best) {
+    return {
+      ok: false,
+      reason: `no archived project covers ${dir}; pass --project '*' for every project`,
+    };
+  }
   if (isExcluded(cfg, best.project)) {
     return { ok: false, reason: `${best.project} is an excluded project` };
   }

@@ -11,7 +11,8 @@ export { type Hit, hitDoc } from "./rank.ts";
 
 export function search(db: Db, a: SearchArgs & { filter: (s: string) => string }): Hit[] {
   const turns = rank(db, a);
-  const titled = titleHits(db, a, turns[0]?.relevance ?? 0);
+  // with no words (filters alone, newest first) there is no title to match
+  const titled = a.query.match ? titleHits(db, a, turns[0]?.relevance ?? 0) : [];
   const anchors = new Map(titled.map((h) => [h.turn_id, h]));
   for (const h of turns) {
     // the anchor turn matched in its own text too: one hit, naming both
@@ -22,13 +23,17 @@ export function search(db: Db, a: SearchArgs & { filter: (s: string) => string }
       );
     }
   }
-  const top = [...titled, ...turns.filter((h) => !anchors.has(h.turn_id))]
-    .sort(compareHits).slice(0, a.limit);
+  const merged = [...titled, ...turns.filter((h) => !anchors.has(h.turn_id))];
+  const top = (a.query.match ? merged.sort(compareHits) : merged).slice(0, a.limit);
   annotateTitles(db, top, a.filter);
   for (const h of top) {
-    h.excerpt = h.matched_on.some((m) => m.kind === "title") && h.title !== null
-      ? h.title
-      : excerptFor(db, h.candidate, a.query.folded, a.filter);
+    if (h.matched_on.some((m) => m.kind === "title") && h.title !== null) {
+      h.excerpt = h.title;
+      continue;
+    }
+    const e = excerptFor(db, h.candidate, a.query.folded, a.filter);
+    h.excerpt = e.text;
+    h.clipped = { start: e.cutStart, end: e.cutEnd };
   }
   return top;
 }

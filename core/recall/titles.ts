@@ -76,6 +76,7 @@ export function titleHits(db: Db, a: SearchArgs, above: number): Hit[] {
       entity_score: score,
       matched_on: [{ kind: "title", value: m.title }],
       excerpt: "",
+      clipped: { start: false, end: false },
       candidate: {
         id: t.id,
         relevance: above + score,
@@ -89,6 +90,7 @@ export function titleHits(db: Db, a: SearchArgs, above: number): Hit[] {
         byteLen: t.byteLen,
         evicted: t.evicted,
         isToolResult: t.isToolResult,
+        toolName: t.toolName,
         uuid: t.uuid,
       },
     });

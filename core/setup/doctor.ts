@@ -7,11 +7,20 @@ import type { Env } from "../paths.ts";
 import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig } from "../config.ts";
 import { VERSION } from "../constants.ts";
-import { join } from "../posix.ts";
+import { dirname, exists, join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
 import { IN_FLIGHT_NOTE } from "../store/runs.ts";
 import { rootProblems } from "../roots.ts";
-import { type Locations, locations, SETUP_HOOK_EVENTS, shellLine, shellWord } from "./locations.ts";
+import {
+  findOnPath,
+  type Locations,
+  locations,
+  onPath,
+  pathLine,
+  SETUP_HOOK_EVENTS,
+  shellLine,
+  shellWord,
+} from "./locations.ts";
 import { examineLink, launcherNames, linkedVersion, runningProgram } from "./placement.ts";
 import { examineHooks, readSettings } from "./settings.ts";
 import { claudeOnPath, readMcpState, runClaude } from "./claude.ts";
@@ -78,7 +87,7 @@ function installCommand(loc: Locations | null, linkWorks: boolean): string {
   return "terminus install";
 }
 
-function checkBinary(loc: Locations): { v: Verdict; works: boolean } {
+function checkBinary(loc: Locations, env: Env): { v: Verdict; works: boolean } {
   const at = examineLink(loc);
   const fix = installCommand(loc, false);
   if (at.kind === "absent") return { v: problem(`${loc.link} is not there`, fix), works: false };
@@ -103,18 +112,37 @@ function checkBinary(loc: Locations): { v: Verdict; works: boolean } {
       works: false,
     };
   }
-  // A source install's launcher names a runtime and a copy that must still be there.
+  // A source install's launcher runs a copy that must still be there, with the runtime it
+  // recorded or else the deno on PATH.
   const names = text.startsWith("#!/bin/sh") ? launcherNames(text) : null;
   if (names) {
-    for (const p of [names.deno, names.main]) {
-      try {
-        Deno.statSync(p);
-      } catch {
-        return { v: problem(`${at.target} runs ${p}, which is not there`, fix), works: false };
-      }
+    if (!exists(names.main)) {
+      return {
+        v: problem(`${at.target} runs ${names.main}, which is not there`, fix),
+        works: false,
+      };
+    }
+    if (!exists(names.deno) && !findOnPath("deno", env)) {
+      return {
+        v: problem(
+          `${at.target} runs the Deno runtime at ${names.deno}, which is not there, and no deno is on PATH`,
+          fix,
+        ),
+        works: false,
+      };
     }
   }
   const v = linkedVersion(loc, at.target);
+  const bin = dirname(loc.link);
+  if (v === VERSION && !onPath(bin, env)) {
+    return {
+      v: note(
+        `${loc.link} is this build (${VERSION}), but ${bin} is not on PATH, so terminus is not found by name`,
+        pathLine(bin, env).line,
+      ),
+      works: true,
+    };
+  }
   if (v === VERSION) return { v: ok(`${loc.link} is this build (${VERSION})`), works: true };
   return {
     v: note(
@@ -139,7 +167,7 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   // binary, settings, hooks, mcp
   let linkWorks = false;
   if (loc) {
-    const b = checkBinary(loc);
+    const b = checkBinary(loc, env);
     r.binary = b.v;
     linkWorks = b.works;
     const fix = installCommand(loc, linkWorks);

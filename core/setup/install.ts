@@ -6,9 +6,10 @@
 import type { Env } from "../paths.ts";
 import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig } from "../config.ts";
-import { exists } from "../posix.ts";
+import { dirname, exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
-import { type Locations, locations, type SetupHookEvent } from "./locations.ts";
+import { runtimePath } from "../context.ts";
+import { type Locations, locations, onPath, pathLine, type SetupHookEvent } from "./locations.ts";
 import {
   examineLink,
   placeCompiled,
@@ -65,6 +66,8 @@ export interface InstallReport {
   dataDir: string;
   roots: string[];
   backfill: { sizing: Sizing | null; problem: string | null; started: boolean };
+  /** The shell line that puts the link's folder on PATH, when it is not there. */
+  pathLine: { line: string; file: string | null } | null;
 }
 
 function refusal(loc: Locations, message: string): InstallReport {
@@ -81,14 +84,13 @@ function refusal(loc: Locations, message: string): InstallReport {
     dataDir: "",
     roots: [],
     backfill: { sizing: null, problem: null, started: false },
+    pathLine: null,
   };
 }
 
-/** Runs the placed program when this process may (by full path), else the runtime by name. */
+/** The placed program's argv, its runtime swapped for the full path this process may run. */
 function runnable(argv: string[]): string[] {
-  const [cmd, ...rest] = argv;
-  const granted = Deno.permissions.querySync({ name: "run", command: cmd }).state === "granted";
-  return granted ? argv : ["deno", ...rest];
+  return [runtimePath(), ...argv.slice(1)];
 }
 
 async function registerMcp(
@@ -214,7 +216,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
   } catch (e) {
     backfill.problem = `the backfill could not be sized (${(e as Error).message})`;
   }
-  if (backfill.sizing && backfill.sizing.transcripts > 0) {
+  if (backfill.sizing && backfill.sizing.pending > 0) {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     try {
       // the backfill's detached worker
@@ -242,5 +244,6 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     dataDir: data,
     roots,
     backfill,
+    pathLine: onPath(dirname(loc.link), env) ? null : pathLine(dirname(loc.link), env),
   };
 }

@@ -84,6 +84,24 @@ export function findOnPath(name: string, env: Env): string | null {
   return null;
 }
 
+/** Whether `dir` is one of PATH's folders (a trailing slash aside). */
+export function onPath(dir: string, env: Env): boolean {
+  const want = dir.replace(/\/+$/, "");
+  return (env("PATH") ?? "").split(":").some((d) => d.replace(/\/+$/, "") === want);
+}
+
+/**
+ * The line that puts `dir` on PATH in the person's login shell ($SHELL), and the file it
+ * belongs in; fish's `fish_add_path` keeps it by itself.
+ */
+export function pathLine(dir: string, env: Env): { line: string; file: string | null } {
+  const shell = (env("SHELL") ?? "").split("/").pop() ?? "";
+  if (shell === "fish") return { line: `fish_add_path ${shellWord(dir)}`, file: null };
+  const rc = shell === "zsh" ? ".zshrc" : shell === "bash" ? ".bashrc" : ".profile";
+  const h = env("HOME");
+  return { line: `export PATH=${shellWord(dir)}:"$PATH"`, file: h ? join(h, rc) : `~/${rc}` };
+}
+
 /** Quotes a word for a POSIX shell only when it needs it. */
 export function shellWord(s: string): string {
   if (/^[A-Za-z0-9_@%+=:,./-]+$/.test(s)) return s;

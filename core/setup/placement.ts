@@ -346,12 +346,35 @@ export function installedArgv(deno: string, sourceDir: string): string[] {
   ];
 }
 
+const RUNTIME_WORD = "\0runtime\0";
+
+/**
+ * The launcher: the runtime recorded at install, else whichever `deno` is on PATH when it
+ * runs (moving or upgrading Deno must not break every hook); with neither, one line naming
+ * both, and exit 1.
+ */
 export function launcherText(deno: string, layout: SourceLayout, registry: string): string {
-  const argv = installedArgv(deno, layout.sourceDir).map((a) => shellWord(a)).join(" ");
+  const argv = installedArgv(RUNTIME_WORD, layout.sourceDir).map((a) =>
+    a === RUNTIME_WORD
+      ? '"$deno"'
+      : a.endsWith(RUNTIME_WORD)
+      ? `${shellWord(a.slice(0, -RUNTIME_WORD.length))}"$deno"`
+      : shellWord(a)
+  ).join(" ");
+  const missing =
+    `terminus: no Deno runtime: ${deno} (where it was at install) is gone and no deno is on PATH; put Deno ${Deno.version.deno} on PATH, then run terminus again`;
   return [
     "#!/bin/sh",
     `# Terminus ${VERSION}, installed from source by terminus install. ${BUILD_MARKER}`,
     `# It runs the copy in ${basename(layout.sourceDir)} offline, from the module cache beside it.`,
+    `deno=${shellWord(deno)}`,
+    'if [ ! -x "$deno" ]; then',
+    "  deno=$(command -v deno 2>/dev/null) || deno=",
+    '  if [ -z "$deno" ]; then',
+    `    printf '%s\\n' ${shellWord(missing)} >&2`,
+    "    exit 1",
+    "  fi",
+    "fi",
     `DENO_DIR=${shellWord(layout.denoDir)}`,
     "DENO_NO_UPDATE_CHECK=1",
     `NPM_CONFIG_REGISTRY=${shellWord(registry)}`,
@@ -361,15 +384,20 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
   ].join("\n");
 }
 
-/** Reads the runtime and the entry a launcher names, for doctor. */
-export function launcherNames(text: string): { deno: string; main: string } | null {
-  const line = text.split("\n").find((l) => l.startsWith("exec "));
-  if (!line) return null;
-  const words = [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
     m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]
   );
-  const deno = words[1];
-  const main = words.find((w) => w.endsWith("/mod.ts"));
+}
+
+/** Reads the runtime recorded in a launcher and the entry it runs, for doctor. */
+export function launcherNames(text: string): { deno: string; main: string } | null {
+  const lines = text.split("\n");
+  const rec = lines.find((l) => l.startsWith("deno="));
+  const exec = lines.find((l) => l.startsWith("exec "));
+  if (!rec || !exec) return null;
+  const deno = shellWords(rec.slice("deno=".length))[0];
+  const main = shellWords(exec).find((w) => w.endsWith("/mod.ts"));
   return deno && main ? { deno, main } : null;
 }
 

@@ -9,7 +9,9 @@ import { exists, join } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
 import { lockHeldMessage, tryIngestLock } from "../ingest/lock.ts";
 import { humanBytes } from "../output.ts";
-import { type Locations, locations } from "./locations.ts";
+import { type Locations, locations, shellWord, versionFile } from "./locations.ts";
+import { dataLocationFile } from "../move/location.ts";
+import { VERSION } from "../constants.ts";
 import { examineLink } from "./placement.ts";
 import {
   isTwoSpace,
@@ -280,6 +282,26 @@ async function preparePurge(inp: UninstallInput): Promise<PurgePlan> {
   return { kind: "go", dir, bytes, release: () => lock.release() };
 }
 
+/** After a purge: the data-location file names a folder that is gone, so it goes too. */
+function forgetLocation(file: string, purged: string): Step {
+  const label = "location";
+  let recorded: string;
+  try {
+    recorded = Deno.readTextFileSync(file).trim();
+  } catch {
+    return { ok: true, label, text: `${file} is not there; nothing recorded the data directory` };
+  }
+  if (recorded !== purged) {
+    return { ok: true, label, text: `${file} records ${recorded}, not the purged folder; kept` };
+  }
+  try {
+    Deno.removeSync(file);
+    return { ok: true, label, text: `removed ${file}, which recorded ${purged}` };
+  } catch (e) {
+    return { ok: false, label, text: `${file} could not be removed: ${(e as Error).message}` };
+  }
+}
+
 export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
   const loc = locations(inp.env);
   const purge = inp.purge ? await preparePurge(inp) : null;
@@ -290,6 +312,7 @@ export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
       text: `${loc.versionsDir} (a running session may be using one of its files)`,
     },
   ];
+  const locationFile = dataLocationFile(inp.env);
   if (purge?.kind === "go") {
     try {
       Deno.removeSync(purge.dir, { recursive: true });
@@ -298,6 +321,7 @@ export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
         label: "purge",
         text: `deleted ${purge.dir}, ${humanBytes(purge.bytes)}`,
       });
+      steps.push(forgetLocation(locationFile, purge.dir));
     } catch (e) {
       steps.push({
         ok: false,
@@ -318,6 +342,15 @@ export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
       dir = `not known (${(e as Error).message})`;
     }
     kept.push({ label: "data", text: `${dir} (the archive)` });
+    if (exists(locationFile)) {
+      kept.push({ label: "location", text: `${locationFile}, which records where the data is` });
+    }
+    // Once the link is gone, `terminus` no longer names the program: the version file does.
+    const self = versionFile(loc, VERSION);
+    kept.push({
+      label: "to purge",
+      text: `${shellWord(exists(self) ? self : loc.link)} uninstall --purge`,
+    });
   }
   if (exists(loc.claudeJsonBackup)) {
     kept.push({

@@ -51,6 +51,7 @@ export interface Candidate {
   byteLen: number;
   evicted: boolean;
   isToolResult: boolean;
+  toolName: string | null;
   uuid: string | null;
 }
 
@@ -62,6 +63,8 @@ export interface SearchFilters {
   until?: string | null;
   /** Only these sessions' turns (the post-compaction window). */
   sessionNo?: number | null;
+  /** Only prompts: user records that are not tool results. */
+  prompts?: boolean;
   /** Only turns a hook may quote: prompts and replies, never tool results. */
   quotable?: boolean;
   /** Only turns archived by then (replay: the index as a decision saw it). */
@@ -71,7 +74,7 @@ export interface SearchFilters {
 const CANDIDATE_COLUMNS = `t.id AS id, t.session_no AS sessionNo, s.session_key AS sessionKey,
   m.project AS project, t.record_type AS recordType, t.ts AS ts, t.is_sidechain AS sidechain,
   t.stream_offset AS streamOffset, t.byte_len AS byteLen, COALESCE(m.is_evicted, 0) AS evicted,
-  t.is_tool_result AS isToolResult, t.uuid AS uuid`;
+  t.is_tool_result AS isToolResult, t.tool_name AS toolName, t.uuid AS uuid`;
 
 function toCandidate(r: Record<string, unknown>): Candidate {
   return {
@@ -87,21 +90,25 @@ function toCandidate(r: Record<string, unknown>): Candidate {
     byteLen: r.byteLen as number,
     evicted: r.evicted === 1,
     isToolResult: r.isToolResult === 1,
+    toolName: (r.toolName as string | null) ?? null,
     uuid: (r.uuid as string | null) ?? null,
   };
 }
 
-/** FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. */
+/**
+ * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no
+ * `match` (filters alone), every turn the filters pass, newest first, relevance 0.
+ */
 export function searchCandidates(
   db: Db,
-  match: string,
+  match: string | null,
   vis: Visibility,
   f: SearchFilters,
   pool: number,
 ): Candidate[] {
   const w = visibleWhere(vis);
-  const where = ["turns_fts MATCH ?", w.sql];
-  const params: (string | number)[] = [match, ...w.params];
+  const where = match === null ? [w.sql] : ["turns_fts MATCH ?", w.sql];
+  const params: (string | number)[] = match === null ? [...w.params] : [match, ...w.params];
   if (f.kind) {
     where.push("t.record_type = ?");
     params.push(f.kind);
@@ -133,11 +140,22 @@ export function searchCandidates(
     params.push(f.maxId);
   }
   if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
+  if (f.prompts) where.push("t.is_tool_result = 0 AND t.record_type = 'user'");
   if (f.sessionNo != null) {
     where.push("t.session_no = ?");
     params.push(f.sessionNo);
   }
   params.push(pool);
+  if (match === null) {
+    return (db.prepare(
+      `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance
+       FROM turns t JOIN sessions s ON s.session_no = t.session_no
+         LEFT JOIN session_meta m ON m.session_no = t.session_no
+       WHERE ${where.join(" AND ")}
+       ORDER BY t.ts IS NULL ASC, t.ts DESC, t.id DESC
+       LIMIT ?`,
+    ).all(...params) as Record<string, unknown>[]).map(toCandidate);
+  }
   const rows = db.prepare(
     `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
@@ -414,6 +432,7 @@ export interface ObservationRow {
   generatedAt: string | null;
   mechanical: string | null;
   branch: string | null;
+  project: string | null;
   lastTurnAt: string | null;
   evicted: boolean;
   hasMeta: boolean;
@@ -435,7 +454,7 @@ export function listObservations(
   return (db.prepare(
     `SELECT o.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
        o.generated_at AS generatedAt, o.mechanical AS mechanical, m.branch AS branch,
-       m.last_turn_at AS lastTurnAt, COALESCE(m.is_evicted, 0) AS evicted,
+       m.project AS project, m.last_turn_at AS lastTurnAt, COALESCE(m.is_evicted, 0) AS evicted,
        m.session_no IS NOT NULL AS hasMeta
      FROM observations o JOIN sessions s ON s.session_no = o.session_no
        LEFT JOIN session_meta m ON m.session_no = o.session_no
@@ -446,6 +465,7 @@ export function listObservations(
     sessionId: (r.sessionId as string | null) ?? null,
     generatedAt: (r.generatedAt as string | null) ?? null,
     mechanical: (r.mechanical as string | null) ?? null,
+    project: (r.project as string | null) ?? null,
     branch: (r.branch as string | null) ?? null,
     lastTurnAt: (r.lastTurnAt as string | null) ?? null,
     evicted: r.evicted === 1,
