@@ -1,17 +1,20 @@
 /** The pass's observe step, and `observations regenerate`: both read the archived stream. */
 import { type Db, transaction } from "../store/db.ts";
-import { readWholeStream } from "../store/blocks.ts";
+import { streamLines } from "../store/lines.ts";
 import {
   rewriteMechanical,
   unobservedClosed,
   writeObservation,
 } from "../store/observations_sql.ts";
 import { listObservations, type Visibility } from "../store/query.ts";
-import { OBSERVE_PER_PASS } from "../constants.ts";
+import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
 import { initCodec } from "../store/codec.ts";
 
-/** Observes up to 100 closed sessions; returns notes for the run row. */
+/**
+ * Observes up to 100 closed sessions; returns notes for the run row. Each is read line by
+ * line off its blocks, so a multi-GB session costs no more memory than its longest line.
+ */
 export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   const targets = unobservedClosed(db);
   const notes: string[] = [];
@@ -20,15 +23,15 @@ export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   let done = 0;
   transaction(db, () => {
     for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
-      let stream: Uint8Array;
+      let lines: Iterable<Uint8Array>;
       try {
-        stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
+        lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
+        const m = JSON.stringify(observe(lines, t.branch));
+        writeObservation(db, t.sessionNo, now.toISOString(), m);
       } catch (e) {
         notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
         continue;
       }
-      const m = JSON.stringify(observe(stream, t.branch));
-      writeObservation(db, t.sessionNo, now.toISOString(), m);
       done++;
     }
   });
@@ -61,7 +64,7 @@ function regenerateAll(db: Db, vis: Visibility, since: string | null): Regenerat
       continue;
     }
     try {
-      const m = observe(readWholeStream(db, r.sessionNo), r.branch);
+      const m = observe(streamLines(db, r.sessionNo, LINE_CAP_BYTES), r.branch);
       rewriteMechanical(db, r.sessionNo, JSON.stringify(m));
       out.regenerated++;
     } catch (e) {
