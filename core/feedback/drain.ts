@@ -10,6 +10,7 @@ import { insertDecision, unlabelledClosed, writeLabels } from "../store/decision
 import type { DecisionDoc } from "../inject/queue.ts";
 import { judge } from "./labels.ts";
 import { rollback } from "../store/rollback.ts";
+import { TAIL_STEP_ROWS } from "../constants.ts";
 
 export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   const dir = join(dataDir, QUEUE_DIR);
@@ -24,43 +25,47 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   const notes: string[] = [];
   let logged = 0;
   let excluded = 0;
-  const done: string[] = [];
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    for (const name of names) {
-      let d: DecisionDoc;
-      try {
-        d = JSON.parse(Deno.readTextFileSync(join(dir, name)));
-      } catch (e) {
-        notes.push(`queued decision ${name} could not be read: ${(e as Error).message}`);
-        continue;
-      }
-      done.push(name);
-      if (isExcluded(cfg, d.project) || isExcluded(cfg, d.cwd)) {
-        excluded++;
-        continue;
-      }
-      insertDecision(db, name, {
-        sessionId: d.session_id ?? null,
-        project: d.project ?? null,
-        at: d.at ?? null,
-        compacted: typeof d.compacted === "boolean" ? d.compacted : null,
-        injectedTurns: d.injected?.length ?? 0,
-        charsInjected: (d.injected ?? []).reduce((n, i) => n + (i.chars ?? 0), 0),
-        doc: JSON.stringify(d),
-      });
-      logged++;
-    }
-    db.exec("COMMIT");
-  } catch (e) {
-    rollback(db);
-    throw e;
-  }
-  // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
-  for (const name of done) {
+  // Committed a step at a time, each step's files removed once it commits: a pass killed
+  // partway keeps the steps it finished and the next pass drains the rest.
+  for (let i = 0; i < names.length; i += TAIL_STEP_ROWS) {
+    const done: string[] = [];
+    db.exec("BEGIN IMMEDIATE");
     try {
-      Deno.removeSync(join(dir, name));
-    } catch { /* already gone */ }
+      for (const name of names.slice(i, i + TAIL_STEP_ROWS)) {
+        let d: DecisionDoc;
+        try {
+          d = JSON.parse(Deno.readTextFileSync(join(dir, name)));
+        } catch (e) {
+          notes.push(`queued decision ${name} could not be read: ${(e as Error).message}`);
+          continue;
+        }
+        done.push(name);
+        if (isExcluded(cfg, d.project) || isExcluded(cfg, d.cwd)) {
+          excluded++;
+          continue;
+        }
+        insertDecision(db, name, {
+          sessionId: d.session_id ?? null,
+          project: d.project ?? null,
+          at: d.at ?? null,
+          compacted: typeof d.compacted === "boolean" ? d.compacted : null,
+          injectedTurns: d.injected?.length ?? 0,
+          charsInjected: (d.injected ?? []).reduce((n, i) => n + (i.chars ?? 0), 0),
+          doc: JSON.stringify(d),
+        });
+        logged++;
+      }
+      db.exec("COMMIT");
+    } catch (e) {
+      rollback(db);
+      throw e;
+    }
+    // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
+    for (const name of done) {
+      try {
+        Deno.removeSync(join(dir, name));
+      } catch { /* already gone */ }
+    }
   }
   if (logged) notes.push(`${logged} prompt decision(s) logged`);
   if (excluded) {
@@ -72,25 +77,28 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
 export function labelClosed(db: Db): string[] {
   const rows = unlabelledClosed(db);
   if (!rows.length) return [];
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    for (const r of rows) {
-      const d = JSON.parse(r.doc) as DecisionDoc;
-      writeLabels(
-        db,
-        r.id,
-        judge(db, r.id, {
-          injected: d.injected ?? [],
-          spellings: d.spellings ?? [],
-          sessionId: r.sessionId!,
-          at: r.at ?? "",
-        }),
-      );
+  // a step at a time, like the drain: each committed step stays labelled if the pass dies
+  for (let i = 0; i < rows.length; i += TAIL_STEP_ROWS) {
+    db.exec("BEGIN IMMEDIATE");
+    try {
+      for (const r of rows.slice(i, i + TAIL_STEP_ROWS)) {
+        const d = JSON.parse(r.doc) as DecisionDoc;
+        writeLabels(
+          db,
+          r.id,
+          judge(db, r.id, {
+            injected: d.injected ?? [],
+            spellings: d.spellings ?? [],
+            sessionId: r.sessionId!,
+            at: r.at ?? "",
+          }),
+        );
+      }
+      db.exec("COMMIT");
+    } catch (e) {
+      rollback(db);
+      throw e;
     }
-    db.exec("COMMIT");
-  } catch (e) {
-    rollback(db);
-    throw e;
   }
   return [`${rows.length} decision(s) labelled`];
 }

@@ -12,8 +12,9 @@ import { observe } from "./mechanical.ts";
 import { initCodec } from "../store/codec.ts";
 
 /**
- * Observes up to 100 closed sessions; returns notes for the run row. Each is read line by
- * line off its blocks, so a multi-GB session costs no more memory than its longest line.
+ * Observes up to 100 closed sessions; returns notes for the run row. Each observation commits
+ * on its own, so a pass killed partway keeps what it observed and the next one goes on from
+ * there instead of starting over.
  */
 export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   const targets = unobservedClosed(db);
@@ -21,20 +22,18 @@ export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   if (targets.length === 0) return notes;
   await initCodec();
   let done = 0;
-  transaction(db, () => {
-    for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
-      let lines: Iterable<Uint8Array>;
-      try {
-        lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
+  for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
+    try {
+      transaction(db, () => {
+        const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
         const m = JSON.stringify(observe(lines, t.branch));
         writeObservation(db, t.sessionNo, now.toISOString(), m);
-      } catch (e) {
-        notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
-        continue;
-      }
+      });
       done++;
+    } catch (e) {
+      notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
     }
-  });
+  }
   if (done > 0) notes.push(`${done} closed session(s) observed`);
   if (targets.length > OBSERVE_PER_PASS) {
     notes.push(
