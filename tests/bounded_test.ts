@@ -7,6 +7,8 @@ import { join } from "node:path";
 import { Buffer } from "node:buffer";
 import { DatabaseSync } from "node:sqlite";
 import { decompress, initCodec } from "../core/store/codec.ts";
+import { keepTerms, parseQuery } from "../core/recall/query.ts";
+import { MAX_QUERY_TOKENS } from "../core/constants.ts";
 import {
   appendTo,
   cliArgs,
@@ -216,4 +218,40 @@ Deno.test("a multi-GB line with no newline is archived byte for byte in bounded 
   assert.deepEqual(m, { turns: 2, offset: (await Deno.stat(path)).size, observed: 1 });
   const [o] = query<{ mechanical: string }>(sb.store, "SELECT mechanical FROM observations");
   assert.equal(JSON.parse(o.mechanical).turns, 2, "observed from the two parsed records");
+});
+
+/* ---------- a query of megabytes ---------- */
+
+Deno.test("query terms are read lazily: nothing past the distinct term that ends the 32", () => {
+  function* words() {
+    for (let i = 0; i < MAX_QUERY_TOKENS; i++) yield i % 2 ? `W${i}` : `w${i}`;
+    yield "w0"; // a repeat is skipped, not counted
+    yield "one-more";
+    throw new Error("read past the term that decides truncated");
+  }
+  const r = keepTerms(words());
+  assert.equal(r.truncated, true);
+  assert.deepEqual(r.terms, Array.from({ length: 32 }, (_, i) => i % 2 ? `W${i}` : `w${i}`));
+});
+
+Deno.test("a 9 MB query keeps its first 32 distinct terms, and truncated says exactly whether there was another", () => {
+  const words = (n: number) => Array.from({ length: n }, (_, i) => `term${i}`);
+  const repeat = (ws: string[], bytes: number) => {
+    const out: string[] = [];
+    for (let n = 0; n < bytes; n += ws[out.length % ws.length].length + 1) {
+      out.push(ws[out.length % ws.length]);
+    }
+    return out.join(" ");
+  };
+  const nine = 9_000_000;
+  const many = parseQuery(repeat(words(40), nine));
+  assert.deepEqual([many.terms, many.truncated], [words(32), true]);
+  // exactly 32 distinct words, however often repeated: nothing was left out
+  const exact = parseQuery(repeat(words(32), nine).toUpperCase());
+  assert.deepEqual([exact.terms.length, exact.truncated], [32, false]);
+  assert.deepEqual(exact.folded, words(32));
+  // a 33rd distinct word at the very end still counts
+  const late = parseQuery(repeat(words(32), nine) + " straggler");
+  assert.deepEqual([late.terms, late.truncated], [words(32), true]);
+  assert.equal(late.match, words(32).map((w) => `"${w}"`).join(" AND "));
 });
