@@ -6,6 +6,10 @@
 import assert from "node:assert/strict";
 import { bigTree, cliCommand, cliOk, prng, query, type Sandbox, sandbox } from "./helpers.ts";
 import { DatabaseSync } from "node:sqlite";
+import { observe } from "../core/observe/mechanical.ts";
+import { openRead } from "../core/store/db.ts";
+import { readWholeStream } from "../core/store/blocks.ts";
+import { initCodec } from "../core/store/codec.ts";
 
 /** The issue saw 95 kills in a row with no observation done; a few should do. */
 const MAX_KILLS = 60;
@@ -84,4 +88,33 @@ Deno.test("observing closed sessions advances under a kill every 0.4-0.7 s and c
   assert.ok(killedWithProgress > 0, "some pass was killed after observing part of the work");
   const [o] = query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM observations");
   assert.equal(o.n, total, "every closed session observed once");
+  // read line by line off the blocks, each observation is what the whole stream gives (a copy
+  // holds its original's blocks, so the originals are read and the copies compared to them)
+  const rows = query<{ key: string; mechanical: string }>(
+    sb.store,
+    "SELECT s.session_key AS key, o.mechanical AS mechanical FROM observations o JOIN sessions s USING (session_no)",
+  );
+  const byKey = new Map(rows.map((r) => [r.key, JSON.parse(r.mechanical)]));
+  await initCodec();
+  const db = openRead(sb.store)!.db;
+  try {
+    const originals = db.prepare(
+      "SELECT session_no AS no, session_key AS key, branch FROM sessions JOIN session_meta USING (session_no) WHERE session_key NOT LIKE '%.copy%'",
+    ).all() as { no: number; key: string; branch: string | null }[];
+    for (const o of originals) {
+      const whole = readWholeStream(db, o.no);
+      const lines: Uint8Array[] = [];
+      for (let at = 0; at < whole.length;) {
+        const nl = whole.indexOf(0x0a, at);
+        const end = nl < 0 ? whole.length : nl;
+        lines.push(whole.subarray(at, end));
+        at = end + 1;
+      }
+      const expected = observe(lines, o.branch);
+      assert.deepEqual(byKey.get(o.key), expected, o.key);
+      assert.deepEqual(byKey.get(`${o.key}.copy11`), expected, `${o.key}.copy11`);
+    }
+  } finally {
+    db.close();
+  }
 });

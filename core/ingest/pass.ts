@@ -310,6 +310,9 @@ class Pass {
     try {
       for (const f of files) {
         const key = this.keyOf(f);
+        // the size first seen bounds this pass's work on the file: one still being written
+        // to faster than it is archived is left for the next pass, not chased
+        let upTo = Infinity;
         for (let windows = 0;; windows++) {
           batch.open();
           try {
@@ -321,7 +324,8 @@ class Pass {
             }
             const r = await this.finish(p, p.raw ? rawChunk(p.input) : deriveChunk(p.input));
             batch.add(f, r);
-            if (!r.committed || p.offset + p.input.end >= p.size) break;
+            upTo = Math.min(upTo, p.size);
+            if (!r.committed || p.offset + p.input.end >= upTo) break;
           } catch (e) {
             done(f, e as Error);
             break;

@@ -23,16 +23,21 @@ export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   await initCodec();
   let done = 0;
   for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
-    try {
-      transaction(db, () => {
+    // one transaction each; a write that fails stops the step (the pass records it), and the
+    // observations before it are kept
+    const observed = transaction(db, () => {
+      let m: string;
+      try {
         const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
-        const m = JSON.stringify(observe(lines, t.branch));
-        writeObservation(db, t.sessionNo, now.toISOString(), m);
-      });
-      done++;
-    } catch (e) {
-      notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
-    }
+        m = JSON.stringify(observe(lines, t.branch));
+      } catch (e) {
+        notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
+        return false;
+      }
+      writeObservation(db, t.sessionNo, now.toISOString(), m);
+      return true;
+    });
+    if (observed) done++;
   }
   if (done > 0) notes.push(`${done} closed session(s) observed`);
   if (targets.length > OBSERVE_PER_PASS) {

@@ -4,6 +4,7 @@
  * than `maxLine` (an oversized record, archived unparsed) is skipped without being joined.
  */
 import type { Db } from "./db.ts";
+import { Buffer } from "node:buffer";
 import { decompress } from "./codec.ts";
 
 const NL = 0x0a;
@@ -15,6 +16,7 @@ export function* streamLines(db: Db, sessionNo: number, maxLine: number): Genera
   let parts: Uint8Array[] = [];
   let held = 0;
   let skipping = false;
+  const line = () => parts.length === 1 ? parts[0] : Buffer.concat(parts, held);
   for (let blockNo = 0;;) {
     const row = next.get(sessionNo, blockNo) as { no: number; bytes: Uint8Array } | undefined;
     if (!row) break;
@@ -33,23 +35,12 @@ export function* streamLines(db: Db, sessionNo: number, maxLine: number): Genera
         }
       }
       if (nl < 0) break;
-      if (!skipping) yield join(parts, held);
+      if (!skipping) yield line();
       parts = [];
       held = 0;
       skipping = false;
       start = nl + 1;
     }
   }
-  if (!skipping && held > 0) yield join(parts, held);
-}
-
-function join(parts: Uint8Array[], len: number): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const out = new Uint8Array(len);
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  if (!skipping && held > 0) yield line();
 }
