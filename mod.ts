@@ -7,7 +7,16 @@ import type { Command, Parsed } from "./commands/types.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { UsageError } from "./core/errors.ts";
-import { type Chunk, escapeControls, type Outcome, outcome, render } from "./core/output.ts";
+import { Progress, type ProgressFactory } from "./core/progress.ts";
+import {
+  type Chunk,
+  escapeControls,
+  type Outcome,
+  outcome,
+  pagerCommand,
+  render,
+} from "./core/output.ts";
+import { processEnv } from "./core/paths.ts";
 
 const encoder = new TextEncoder();
 
@@ -20,6 +29,51 @@ function write(stream: typeof Deno.stdout, chunks: Chunk[]): void {
     }
   }
 }
+
+/**
+ * Hands human output to the pager when stdout is a terminal and the text is taller than the
+ * screen. Returns false (the caller writes it) when paging does not apply or cannot start.
+ */
+async function paged(chunks: Chunk[]): Promise<boolean> {
+  if (!Deno.stdout.isTerminal()) return false;
+  const cmd = pagerCommand(processEnv);
+  if (!cmd) return false;
+  let rows = 0;
+  try {
+    rows = Deno.consoleSize().rows;
+  } catch {
+    return false;
+  }
+  const bytes = chunks.map((c) => (typeof c === "string" ? encoder.encode(c) : c));
+  let lines = 0;
+  for (const b of bytes) for (const x of b) if (x === 0x0a) lines++;
+  if (rows <= 0 || lines < rows) return false;
+  // a pager the permissions do not name is passed over: the text is printed instead
+  if (Deno.permissions.querySync({ name: "run", command: cmd[0] }).state !== "granted") {
+    return false;
+  }
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cmd[0], { args: cmd.slice(1), stdin: "piped" }).spawn();
+  } catch {
+    return false;
+  }
+  const w = child.stdin.getWriter();
+  try {
+    for (const b of bytes) await w.write(b);
+    await w.close();
+  } catch {
+    // the person quit the pager before the end: nothing more to show
+  }
+  await child.status;
+  return true;
+}
+
+/** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
+const terminalProgress: ProgressFactory = (label, total, unit) =>
+  new Progress(label, total, unit, (line) => {
+    write(Deno.stderr, [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
+  });
 
 function misuse(message: string): never {
   write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usageText()]);
@@ -102,7 +156,11 @@ async function main(argv: string[]): Promise<number> {
   }
   let result: Outcome;
   try {
-    result = await cmd.run(processContext(), parsed);
+    const ctx = processContext();
+    if (!parsed.json && cmd.name !== "hook" && cmd.name !== "mcp" && Deno.stderr.isTerminal()) {
+      ctx.progress = terminalProgress;
+    }
+    result = await cmd.run(ctx, parsed);
   } catch (e) {
     if (e instanceof UsageError) misuse(e.message);
     result = outcome(cmd.name, cmd.empty(parsed), {
@@ -112,7 +170,7 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   const r = render(result, parsed.json);
-  write(Deno.stdout, r.stdout);
+  if (!(r.page && await paged(r.stdout))) write(Deno.stdout, r.stdout);
   if (r.stderr.length) write(Deno.stderr, r.stderr.map((l) => l + "\n"));
   return r.exitCode;
 }

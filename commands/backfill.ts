@@ -8,7 +8,6 @@ import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { runWholePass } from "../core/ingest/whole.ts";
 import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
-import { BACKFILL_RATE_MB_S } from "../core/constants.ts";
 
 export const command: Command = {
   name: "backfill",
@@ -30,7 +29,12 @@ export const command: Command = {
 
     if (args.values.work === true) {
       // the detached worker: its stdio is null, so what it returns is only its exit code
-      const res = await runWholePass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots });
+      const res = await runWholePass({
+        cfg: r.cfg,
+        dataDir: r.dataDir,
+        roots: r.roots,
+        progress: ctx.progress,
+      });
       return outcome("backfill", null, { warnings: res.problems });
     }
 
@@ -49,7 +53,11 @@ export const command: Command = {
       row("not archived", humanBytes(size.bytes)),
       row(
         "estimate",
-        `${humanEstimate(size.seconds)} at ${BACKFILL_RATE_MB_S} MB/s, the rate the bench measured`,
+        `${humanEstimate(size.seconds)} at ${
+          Number((size.rate / 1_000_000).toFixed(1))
+        } MB/s, the rate ${
+          size.rateFrom === "last pass" ? "the last pass measured" : "the bench measured"
+        }`,
       ),
     ].join("\n") + "\n";
     if (size.transcripts === 0) {

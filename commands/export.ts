@@ -47,7 +47,7 @@ export const command: Command = {
       const { db, warnings } = opened;
       try {
         await initReader();
-        const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest);
+        const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest, ctx.progress);
         const failed = res.failed.length > 0;
         return outcome("export", {
           destination: dest,

@@ -35,8 +35,19 @@ export const command: Command = {
       if (refusal) return outcome("ingest", null, { ok: false, exitCode: 1, reason: refusal });
     }
     const res = only
-      ? await runPass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots, only })
-      : await runWholePass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots });
+      ? await runPass({
+        cfg: r.cfg,
+        dataDir: r.dataDir,
+        roots: r.roots,
+        only,
+        progress: ctx.progress,
+      })
+      : await runWholePass({
+        cfg: r.cfg,
+        dataDir: r.dataDir,
+        roots: r.roots,
+        progress: ctx.progress,
+      });
     if (!res.ran) {
       return outcome("ingest", null, {
         counts: [

@@ -7,7 +7,7 @@ import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
-import { boundFlag } from "../core/time.ts";
+import { boundFlag, durationText as duration } from "../core/time.ts";
 import { listObservations } from "../core/store/query.ts";
 import { openWrite } from "../core/store/db.ts";
 import { regenerate } from "../core/observe/step.ts";
@@ -15,14 +15,6 @@ import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
 import { initCodec } from "../core/store/codec.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openForRead, scopeOf, str } from "./common.ts";
-
-function duration(s: number | null | undefined): string {
-  if (s === null || s === undefined) return "-";
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  const sec = s % 60;
-  return h > 0 ? `${h}h ${m}m ${sec}s` : m > 0 ? `${m}m ${sec}s` : `${sec}s`;
-}
 
 function parseMechanical(text: string | null): unknown {
   if (text === null) return null;
@@ -120,7 +112,7 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
     await initCodec();
     const { db } = openWrite(r.store);
     try {
-      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since);
+      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress);
       return outcome("observations regenerate", { since, ...res }, {
         warnings: res.notes,
         counts: [`${res.selected} selected, ${res.regenerated} regenerated`],

@@ -33,7 +33,7 @@ export const command: Command = {
       await initCodec();
       const { db } = openWrite(r.store);
       try {
-        const res = rebuildDerived(db);
+        const res = rebuildDerived(db, undefined, ctx.progress);
         const failed = res.skipped.length > 0;
         // human mode only: under --json the document carries the same facts
         const counts = res.skipped.map((s) => `${s.session_key}: skipped: ${s.reason}`);

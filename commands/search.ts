@@ -73,7 +73,7 @@ export const command: Command = {
       const human = hits.map((h) =>
         `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
           h.sidechain ? "  (subagent)" : ""
-        }\n    ${h.excerpt}\n`
+        }\n    ${h.matched_on.some((m) => m.kind === "title") ? "title: " : ""}${h.excerpt}\n`
       );
       return outcome("search", {
         query: q.text,

@@ -1,46 +1,300 @@
-/** terminus sessions: every archived session in the project, one line each. */
-import { basename } from "../core/posix.ts";
-import type { Command } from "./types.ts";
-import { outcome } from "../core/output.ts";
-import { boundFlag, day } from "../core/time.ts";
+/**
+ * terminus sessions: every archived session in the project, newest first, one line each.
+ * Verbs on one session (by number, UUID, UUID prefix or path): show, export, name, tag, untag.
+ */
+import type { Command, Parsed } from "./types.ts";
+import type { Context } from "../core/context.ts";
+import { type Outcome, outcome, terminalStyle } from "../core/output.ts";
+import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
+import { boundFlag } from "../core/time.ts";
+import { resolve } from "../core/posix.ts";
+import { egress, isRedacting } from "../core/egress.ts";
 import { listSessions } from "../core/store/query.ts";
-import { BOUND_OPTIONS, openForRead, PROJECT_OPTION, scopeOf, str, wholeFlag } from "./common.ts";
+import { openWrite, readFormat } from "../core/store/db.ts";
+import { listingLine, viewOf } from "../core/sessions/list.ts";
+import { resolveRef } from "../core/sessions/ref.ts";
+import { loadSession, rawStream } from "../core/sessions/load.ts";
+import { conversation } from "../core/sessions/conversation.ts";
+import { renderText } from "../core/sessions/render.ts";
+import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
+import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
+import { tagProblem } from "../core/sessions/titles.ts";
+import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
+import {
+  BOUND_OPTIONS,
+  list,
+  openForRead,
+  PROJECT_OPTION,
+  scopeOf,
+  str,
+  wholeFlag,
+} from "./common.ts";
+
+const VERBS = ["show", "export", "name", "tag", "untag"] as const;
+type Verb = typeof VERBS[number] | "list";
+
+/** Which options each verb takes (besides --json, which the registry adds). */
+const VERB_OPTIONS: Record<Verb, string[]> = {
+  list: ["project", "since", "until", "limit", "tag"],
+  show: ["full", "no-pager", "raw"],
+  export: ["format", "raw"],
+  name: ["clear"],
+  tag: [],
+  untag: [],
+};
+
+function verbOf(a: Parsed): Verb {
+  const first = a.positionals[0];
+  if (first === undefined) return "list";
+  if (!(VERBS as readonly string[]).includes(first)) {
+    throw new UsageError(
+      `sessions takes no argument '${first}'; its verbs are ${VERBS.join(", ")}`,
+    );
+  }
+  if (a.rawArgs[0] !== first) {
+    throw new UsageError(`${first} must come straight after sessions, before any option`);
+  }
+  const verb = first as Verb;
+  for (const [k, v] of Object.entries(a.values)) {
+    if (v !== undefined && !VERB_OPTIONS[verb].includes(k)) {
+      throw new UsageError(`sessions ${verb} takes no --${k}`);
+    }
+  }
+  return verb;
+}
+
+const EMPTY: Record<Verb, () => unknown> = {
+  list: () => ({ sessions: [] }),
+  show: () => ({ session: null, messages: [] }),
+  export: () => ({ session: null, format: null, path: null, bytes: 0 }),
+  name: () => ({ session: null, changed: false }),
+  tag: () => ({ session: null, changed: [] }),
+  untag: () => ({ session: null, changed: [] }),
+};
+
+const label = (v: Verb) => (v === "list" ? "sessions" : `sessions ${v}`);
+
+async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
+  const since = boundFlag("--since", str(a.values, "since"), "start");
+  const until = boundFlag("--until", str(a.values, "until"), "end");
+  const limit = wholeFlag(a.values, "limit", 1);
+  const tags = list(a.values, "tag");
+  for (const t of tags) {
+    const p = tagProblem(t);
+    if (p) throw new UsageError(`--tag: ${p}`);
+  }
+  const o = await openForRead(ctx, false);
+  if (!o.db) return outcome("sessions", { sessions: [] }, { reason: o.reason });
+  try {
+    const scope = scopeOf(ctx, o.db, o.r, a.values);
+    if (!scope.ok) {
+      return outcome("sessions", { sessions: [] }, { reason: scope.reason, warnings: o.warnings });
+    }
+    const filter = egress(o.r.cfg.privacy.redactRecall);
+    const views = listSessions(o.db, scope.vis, { since, until, limit, tags }).map((r) =>
+      viewOf(r, filter)
+    );
+    return outcome("sessions", { sessions: views }, {
+      human: views.map(listingLine),
+      warnings: o.warnings,
+      counts: [`${views.length} session(s)`],
+    });
+  } finally {
+    o.db.close();
+  }
+}
+
+/** The one positional after the verb that names the session. */
+function refArg(a: Parsed, verb: Verb): string {
+  const ref = a.positionals[1];
+  if (ref === undefined) {
+    throw new UsageError(`sessions ${verb} needs a session (42, #42, a UUID or a path)`);
+  }
+  return ref;
+}
+
+async function show(ctx: Context, a: Parsed): Promise<Outcome> {
+  const ref = refArg(a, "show");
+  if (a.positionals.length > 2) {
+    throw new UsageError(`sessions show takes one session; '${a.positionals[2]}' is extra`);
+  }
+  const o = await openForRead(ctx);
+  if (!o.db) throw new NotFoundError(o.reason);
+  try {
+    const row = resolveRef(o.db, o.r.cfg, ctx.cwd, ref);
+    const redacting = isRedacting(egress(o.r.cfg.privacy.redactRecall && a.values.raw !== true));
+    const s = loadSession(o.db, row, { project: null, exclude: o.r.cfg.exclude }, redacting);
+    const full = a.values.full === true;
+    const messages = conversation(s.records, full ? null : SHOW_RESULT_LINES, s.subagents);
+    const styled = !a.json && terminalStyle(ctx.env);
+    return outcome("sessions show", { session: s.view, messages }, {
+      human: [new TextEncoder().encode(renderText(s.view, messages, styled))],
+      page: a.values["no-pager"] !== true,
+      warnings: o.warnings,
+      reason: s.view.evicted
+        ? `session #${s.view.session_no}'s text was evicted by retention; only its facts remain`
+        : null,
+    });
+  } finally {
+    o.db.close();
+  }
+}
+
+async function exportOne(ctx: Context, a: Parsed): Promise<Outcome> {
+  const ref = refArg(a, "export");
+  const format = exportFormat(str(a.values, "format"));
+  if (a.positionals.length > 3) {
+    throw new UsageError(`sessions export takes one path; '${a.positionals[3]}' is extra`);
+  }
+  const target = a.positionals[2] === undefined ? null : resolve(ctx.cwd, a.positionals[2]);
+  if (target === null && a.json) {
+    throw new UsageError(
+      "sessions export --json needs a path: without one, stdout carries the export itself",
+    );
+  }
+  if (format === "jsonl" && a.values.raw !== undefined) {
+    throw new UsageError(
+      "--raw applies to md and html; jsonl is always the archived transcript as it is",
+    );
+  }
+  const o = await openForRead(ctx);
+  if (!o.db) throw new NotFoundError(o.reason);
+  try {
+    const row = resolveRef(o.db, o.r.cfg, ctx.cwd, ref);
+    let bytes: Uint8Array;
+    if (format === "jsonl") {
+      if (row.evicted) {
+        throw new NotFoundError(
+          `session #${row.session_no}'s text was evicted by retention; there is nothing to export`,
+        );
+      }
+      bytes = rawStream(o.db, row); // always raw, as `terminus export` is
+    } else {
+      const redacting = isRedacting(egress(o.r.cfg.privacy.redactRecall && a.values.raw !== true));
+      bytes = exportBytes(
+        loadSession(o.db, row, { project: null, exclude: o.r.cfg.exclude }, redacting),
+        format,
+      );
+    }
+    const view = viewOf(row);
+    if (target === null) {
+      return outcome("sessions export", null, { human: [bytes], warnings: o.warnings });
+    }
+    writeExport(target, bytes);
+    return outcome(
+      "sessions export",
+      { session: view, format, path: target, bytes: bytes.length },
+      {
+        warnings: o.warnings,
+        counts: [
+          `session #${row.session_no} written to ${target} (${bytes.length} byte(s), ${format})`,
+        ],
+      },
+    );
+  } finally {
+    o.db.close();
+  }
+}
+
+/** name / tag / untag: find the session read-only, then write only the handle. */
+async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): Promise<Outcome> {
+  const ref = refArg(a, verb);
+  const rest = a.positionals.slice(2);
+  let name: string | null = null;
+  let tags: string[] = [];
+  if (verb === "name") {
+    if (a.values.clear === true) {
+      if (rest.length) throw new UsageError("sessions name --clear takes no title");
+    } else {
+      if (rest.length !== 1) {
+        throw new UsageError(
+          'sessions name takes one title (quote it: "investigate auth flow"), or --clear',
+        );
+      }
+      name = checkName(rest[0]);
+    }
+  } else {
+    tags = checkTags(rest);
+  }
+  const o = await openForRead(ctx, false);
+  if (!o.db) throw new NotFoundError(o.reason);
+  let sessionNo: number;
+  try {
+    // a name is no reason to rebuild derived tables without the ingest lock: a pass does that
+    if (readFormat(o.db)?.derivedSchema !== DERIVED_SCHEMA) {
+      throw new TerminusError(
+        `${o.r.store} predates this build; run terminus ingest once, then ${label(verb)} again`,
+      );
+    }
+    sessionNo = resolveRef(o.db, o.r.cfg, ctx.cwd, ref).session_no;
+  } finally {
+    o.db.close();
+  }
+  const { db } = openWrite(o.r.store);
+  try {
+    let changed: boolean | string[];
+    if (verb === "name") changed = nameSession(db, sessionNo, name).changed;
+    else changed = tagSession(db, sessionNo, tags, verb === "tag").changed;
+    const row = listSessions(db, { project: null, exclude: o.r.cfg.exclude }, { sessionNo })[0];
+    const view = viewOf(row);
+    const said = verb === "name"
+      ? (name === null
+        ? (changed ? `#${sessionNo}: name cleared` : `#${sessionNo} had no name`)
+        : `#${sessionNo} named`)
+      : `#${sessionNo}: ${(changed as string[]).length} tag(s) ${
+        verb === "tag" ? "added" : "removed"
+      }`;
+    return outcome(label(verb), { session: view, changed }, {
+      human: [
+        `#${view.session_no}  ${view.title ?? "(untitled)"}${
+          view.tags.length ? "  " + view.tags.map((t) => `+${t}`).join(" ") : ""
+        }\n`,
+      ],
+      counts: [said],
+      warnings: o.warnings,
+    });
+  } finally {
+    db.close();
+  }
+}
 
 export const command: Command = {
   name: "sessions",
-  usage:
-    "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--json]",
-  options: { ...PROJECT_OPTION, ...BOUND_OPTIONS, limit: { type: "string" } },
-  positionals: false,
+  usage: [
+    "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",
+    "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",
+    "terminus sessions export <session> [<path>] --format md|html|jsonl [--raw] [--json]",
+    'terminus sessions name <session> "<title>" | --clear [--json]',
+    "terminus sessions tag|untag <session> <tag>... [--json]",
+  ].join("\n  "),
+  options: {
+    ...PROJECT_OPTION,
+    ...BOUND_OPTIONS,
+    limit: { type: "string" },
+    tag: { type: "string", multiple: true },
+    full: { type: "boolean" },
+    "no-pager": { type: "boolean" },
+    raw: { type: "boolean" },
+    format: { type: "string" },
+    clear: { type: "boolean" },
+  },
+  positionals: true,
   json: true,
-  empty: () => ({ sessions: [] }),
-  async run(ctx, a) {
-    const since = boundFlag("--since", str(a.values, "since"), "start");
-    const until = boundFlag("--until", str(a.values, "until"), "end");
-    const limit = wholeFlag(a.values, "limit", 1);
-    const o = await openForRead(ctx, false);
-    if (!o.db) return outcome("sessions", { sessions: [] }, { reason: o.reason });
-    try {
-      const scope = scopeOf(ctx, o.db, o.r, a.values);
-      if (!scope.ok) {
-        return outcome("sessions", { sessions: [] }, {
-          reason: scope.reason,
-          warnings: o.warnings,
-        });
-      }
-      const rows = listSessions(o.db, scope.vis, since, until, limit);
-      const human = rows.map((s) =>
-        `${day(s.first_turn_at)}  ${basename(s.session_key)}  ${s.turns} turn(s)  ${
-          s.project ?? "-"
-        }  ${s.branch ?? "-"}${s.sidecar ? "  (subagent)" : ""}${s.evicted ? "  (evicted)" : ""}\n`
-      );
-      return outcome("sessions", { sessions: rows }, {
-        human,
-        warnings: o.warnings,
-        counts: [`${rows.length} session(s)`],
-      });
-    } finally {
-      o.db.close();
+  empty: (a) => {
+    const first = a.positionals[0];
+    return (VERBS as readonly string[]).includes(first) ? EMPTY[first as Verb]() : EMPTY.list();
+  },
+  run(ctx, a) {
+    const verb = verbOf(a);
+    switch (verb) {
+      case "list":
+        return listing(ctx, a);
+      case "show":
+        return show(ctx, a);
+      case "export":
+        return exportOne(ctx, a);
+      default:
+        return handle(ctx, a, verb);
     }
   },
 };

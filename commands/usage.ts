@@ -7,6 +7,8 @@ import { humanBytes, outcome } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { type Bucket, footprint, readUsage } from "../core/store/maintenance.ts";
+import { handleCounts } from "../core/store/sessions_sql.ts";
+import { visibleWhere } from "../core/store/query.ts";
 
 const empty = () => ({
   sessions: 0,
@@ -15,6 +17,7 @@ const empty = () => ({
   by_month: [],
   file_bytes: 0,
   footprint: [],
+  handles: { named: 0, tagged: 0, tags: 0 },
 });
 
 function table(title: string, rows: [string, string, number][], total: number): string {
@@ -45,8 +48,12 @@ export const command: Command = {
     }
     const { db, warnings } = opened;
     try {
-      const { archive: a, shape } = readUsage(db, { project: null, exclude: r.cfg.exclude });
+      const vis = { project: null, exclude: r.cfg.exclude };
+      const { archive: a, shape } = readUsage(db, vis);
       const f = footprint(shape);
+      const w = visibleWhere(vis);
+      // names and tags set with `terminus sessions`, over the sessions a read may see
+      const handles = handleCounts(db, w.sql, w.params);
       const data = {
         sessions: a.sessions,
         archive_bytes: a.archiveBytes,
@@ -58,6 +65,7 @@ export const command: Command = {
         by_month: a.byMonth.map((b) => ({ month: b.key, sessions: b.sessions, bytes: b.bytes })),
         file_bytes: f.fileBytes,
         footprint: f.rows,
+        handles,
       };
       const human = [
         table("archive by project", bucketRows(a.byProject, "(no project)"), a.archiveBytes),
@@ -69,6 +77,8 @@ export const command: Command = {
           f.rows.map((x) => [x.name, "", x.bytes]),
           f.fileBytes,
         ),
+        "\n",
+        `names and tags\n  ${handles.named} named session(s), ${handles.tagged} tagged session(s), ${handles.tags} tag(s)\n`,
       ];
       return Promise.resolve(outcome("usage", data, {
         human,

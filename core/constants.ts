@@ -7,7 +7,7 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 2;
+export const DERIVED_SCHEMA = 3;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -86,6 +86,8 @@ export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
 /** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
 export const PASS_DEBOUNCE_MS = 3_000;
+/** Progress lines on a terminal are redrawn at most this often (10 a second). */
+export const PROGRESS_REDRAW_MS = 100;
 
 /** Snapshots. */
 export const SNAPSHOT_INTERVAL_HOURS_DEFAULT = 24;
@@ -115,6 +117,8 @@ export const SQLITE_LOCK_BYTE_OFFSET = 0x40000000;
  * linux x86_64 machine), rounded down. MB here is 10^6 bytes, as the bench reports it.
  */
 export const BACKFILL_RATE_MB_S = 11;
+/** A pass that read less than this says little about the rate (start-up dominates it). */
+export const RATE_SAMPLE_MIN_BYTES = 8 * 1_000_000;
 
 /** `terminus data move`: the filesystem types /proc/self/mountinfo names for a network mount. */
 export const NETWORK_FS_TYPES = [
@@ -154,3 +158,18 @@ export const CLEANUP_PERIOD_DAYS_SUGGESTED = 3650;
  * the link path only when it holds this.
  */
 export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";
+
+/** Session names, tags and titles (`terminus sessions`). */
+export const SESSIONS_SCHEMA = 1;
+/** A title from the first typed prompt is cut to this many characters. */
+export const TITLE_PROMPT_CHARS = 80;
+/** A name set with `sessions name` may be at most this long. */
+export const TITLE_MAX_CHARS = 200;
+/** A tag: lowercase letters, digits, `.`, `_`, `-`, at most this long. */
+export const TAG_MAX_CHARS = 32;
+/** A UUID prefix used as a session reference must be at least this long. */
+export const REF_PREFIX_MIN = 6;
+/** `sessions show` folds a tool result to this many lines unless --full. */
+export const SHOW_RESULT_LINES = 8;
+/** `sessions show` cuts a tool call's main argument to this many characters. */
+export const SHOW_ARG_CHARS = 120;

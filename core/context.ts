@@ -3,6 +3,7 @@
  * directory the person typed the command in.
  */
 import { type Env, processEnv } from "./paths.ts";
+import type { ProgressFactory } from "./progress.ts";
 
 export interface Context {
   env: Env;
@@ -10,6 +11,8 @@ export interface Context {
   cwd: string;
   /** The path of the program's entry (for starting itself detached). */
   self: string[];
+  /** Progress for long work, when a person is watching a terminal; absent otherwise. */
+  progress?: ProgressFactory;
 }
 
 export function processContext(): Context {
@@ -51,7 +54,8 @@ export function selfCommand(): string[] {
 
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
- * claude, and the runtime itself (for the detached archive pass a hook starts).
+ * claude, less (the default pager of `sessions show`), and the runtime itself (for the
+ * detached archive pass a hook starts).
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [
@@ -60,7 +64,7 @@ export function permissionFlags(runtime = "deno"): string[] {
     "--allow-read",
     "--allow-write",
     "--allow-env",
-    `--allow-run=git,claude,${runtime}`,
+    `--allow-run=git,claude,less,${runtime}`,
   ];
 }
 

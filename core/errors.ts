@@ -20,3 +20,6 @@ export class StoreError extends TerminusError {}
 
 /** The data directory could not be resolved. */
 export class PathError extends TerminusError {}
+
+/** A reference (a session number, UUID or path) names nothing this caller may see. Exit 1. */
+export class NotFoundError extends TerminusError {}

@@ -22,6 +22,8 @@ export interface Outcome {
   counts: string[];
   /** Warnings and irregularities: stderr in both modes. */
   warnings: string[];
+  /** Human stdout may go through the pager when it is a terminal and the text is taller. */
+  page: boolean;
 }
 
 export function outcome(command: string, data: unknown, init: Partial<Outcome> = {}): Outcome {
@@ -34,7 +36,16 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
     human: init.human ?? [],
     counts: init.counts ?? [],
     warnings: init.warnings ?? [],
+    page: init.page ?? false,
   };
+}
+
+/**
+ * Whether human output may carry ANSI styling: stdout is a terminal and NO_COLOR is unset
+ * (an empty NO_COLOR counts as unset, as the environment's other empty values do).
+ */
+export function terminalStyle(env: (name: string) => string | undefined): boolean {
+  return env("NO_COLOR") === undefined && Deno.stdout.isTerminal();
 }
 
 // deno-lint-ignore no-control-regex
@@ -73,12 +84,19 @@ export interface Rendered {
   stdout: Chunk[];
   stderr: string[];
   exitCode: number;
+  /** The stdout may go through the pager (human output of a command that asks for it). */
+  page: boolean;
 }
 
 export function render(o: Outcome, json: boolean): Rendered {
   if (json) {
     const doc = canonicalJson({ command: o.command, data: o.data, ok: o.ok, reason: o.reason });
-    return { stdout: [doc + "\n"], stderr: o.warnings.map(escapeControls), exitCode: o.exitCode };
+    return {
+      stdout: [doc + "\n"],
+      stderr: o.warnings.map(escapeControls),
+      exitCode: o.exitCode,
+      page: false,
+    };
   }
   const stderr = [...o.warnings, ...o.counts];
   if (!o.ok && o.reason) stderr.push(o.reason);
@@ -87,7 +105,18 @@ export function render(o: Outcome, json: boolean): Rendered {
     stdout: o.human.map((c) => (typeof c === "string" ? escapeControls(c) : c)),
     stderr: stderr.map(escapeControls),
     exitCode: o.exitCode,
+    page: o.page,
   };
+}
+
+/**
+ * The pager command: $PAGER split into words, or `less -R` (which passes the styling through).
+ * Null when paging is off ($PAGER set to `cat` or empty words).
+ */
+export function pagerCommand(env: (name: string) => string | undefined): string[] | null {
+  const words = (env("PAGER") ?? "less -R").trim().split(/\s+/).filter((w) => w !== "");
+  if (words.length === 0 || words[0] === "cat") return null;
+  return words;
 }
 
 /** "200704 byte(s) (196.0 KiB)" */

@@ -48,3 +48,19 @@ export function boundFlag(
 export function day(ts: string | null): string {
   return ts ? ts.slice(0, 10) : "-";
 }
+
+/** "1h 2m 3s", "2m 9s", "45s"; "-" when there is nothing to measure. */
+export function durationText(s: number | null | undefined): string {
+  if (s === null || s === undefined) return "-";
+  const h = Math.floor(s / 3600);
+  const m = Math.floor((s % 3600) / 60);
+  const sec = s % 60;
+  return h > 0 ? `${h}h ${m}m ${sec}s` : m > 0 ? `${m}m ${sec}s` : `${sec}s`;
+}
+
+/** Whole seconds from `a` to `b`; null when either is missing or unreadable. */
+export function secondsBetween(a: string | null, b: string | null): number | null {
+  if (!a || !b) return null;
+  const d = Date.parse(b) - Date.parse(a);
+  return Number.isFinite(d) ? Math.max(0, Math.round(d / 1000)) : null;
+}

@@ -9,6 +9,7 @@ import {
   appendTo,
   archivedStreams,
   assertArchiveEqualsFiles,
+  bigTree,
   cliArgs,
   cliOk,
   type CliResult,
@@ -233,4 +234,23 @@ Deno.test("backfill --work runs the whole-tree pass in the foreground", async ()
   assert.equal(r.out, "");
   await assertArchiveEqualsFiles(sb.store, sb.claude, [a]);
   assert.equal(runCount(sb), 1);
+});
+
+Deno.test("the estimate uses the rate the last sizeable pass measured, once there is one", async () => {
+  await using sb = await sandbox();
+  const t = await bigTree(sb.claude, { files: 6, totalBytes: 12_000_000, seed: 7 });
+  await cliOk(sb, ["ingest"]);
+  const run = query<{ bytes: number; ms: number }>(
+    sb.store,
+    "SELECT bytes_read AS bytes, duration_ms AS ms FROM runs ORDER BY id DESC LIMIT 1",
+  )[0];
+  assert.ok(run.bytes >= 8_000_000, `the pass read ${run.bytes} bytes`);
+  const rate = Number((run.bytes / (run.ms / 1000) / 1_000_000).toFixed(1));
+  await appendTo(t.files[0], '{"type":"user","uuid":"u-late","message":{"content":"late"}}\n');
+  const r = await cliOk(sb, ["backfill"]);
+  assert.equal(
+    field(r.out, "estimate"),
+    `under a second at ${rate} MB/s, the rate the last pass measured`,
+  );
+  await passFinished(sb, 1);
 });

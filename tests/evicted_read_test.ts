@@ -4,6 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import { hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 
 Deno.test("an evicted session, through every read command", async (t) => {
@@ -38,7 +39,8 @@ Deno.test("an evicted session, through every read command", async (t) => {
     assert.equal(list.find((s) => s.session_key === `${sidNew}.jsonl`)!.evicted, false);
     const r = await w.run(["sessions"], at);
     const line = r.out.split("\n").find((l) => l.includes(sidOld))!;
-    assert.ok(line.endsWith("  (evicted)"), line);
+    // the mark, then the duration that ends every line
+    assert.match(line, / {2}\(evicted\) {2}\S+$/, line);
   });
 
   await t.step("search: still found, with an empty excerpt", async () => {
@@ -109,4 +111,50 @@ Deno.test("an evicted session, through every read command", async (t) => {
     const byPath = hitsOf(await w.json(["search", "old", "--path", file], at));
     assert.deepEqual(byPath.map((h) => h.turn_id), [oldIds[1]]);
   });
+});
+
+Deno.test("a derived schema change keeps an evicted session's rows and says what it could not carry", async () => {
+  await using w = await world('[retention]\naction = "evict"\nage_days = 1\n');
+  const alpha = w.dir("alpha");
+  const sidOld = "0e0e0e0e-0000-4000-8000-0000000000a1";
+  const old = new Transcript({ sessionId: sidOld, cwd: alpha, start: "2026-01-01T10:00:00.000Z" });
+  old.user("schemaword in the old session");
+  old.assistant("schemaword answered long ago");
+  await put(w, old);
+  const sidNew = "0e0e0e0e-0000-4000-8000-0000000000a2";
+  const fresh = new Transcript({ sessionId: sidNew, cwd: alpha, start: new Date().toISOString() });
+  fresh.user("schemaword in the open session");
+  await put(w, fresh);
+  await ingest(w);
+  const oldIds = old.turns.map((u) => w.ids().get(u)!);
+  // as a store written by the build before the search index became detail=column
+  const db = new DatabaseSync(w.sb.store);
+  db.exec("UPDATE meta SET value = '2' WHERE key = 'derived_schema'");
+  db.close();
+  const r = await w.run(["ingest"]);
+  assert.equal(r.code, 0, r.err);
+  const status = await w.json(["status"]);
+  const notes = JSON.stringify(status.data);
+  assert.match(notes, /derived tables rebuilt for a new schema: 1 session\(s\)/);
+  assert.match(notes, /1 evicted session\(s\) kept their rows, but not their search index rows/);
+  const check = new DatabaseSync(w.sb.store, { readOnly: true });
+  try {
+    const ddl = (check.prepare("SELECT sql FROM sqlite_master WHERE name = 'turns_fts'").get() as {
+      sql: string;
+    }).sql;
+    assert.match(ddl, /detail=column/);
+    const kept = check.prepare(
+      `SELECT count(*) AS n FROM turns WHERE id IN (${oldIds.join(",")})`,
+    ).get() as { n: number };
+    assert.equal(kept.n, oldIds.length, "the evicted session's turns are still listed");
+  } finally {
+    check.close();
+  }
+  // the open session is rebuilt and found; the evicted one lists but is no longer found
+  const hits = hitsOf(await w.json(["search", "schemaword"], { cwd: alpha }));
+  assert.deepEqual(hits.map((h) => h.turn_id), [w.ids().get(fresh.turns[0])]);
+  const list = (await w.json(["sessions"], { cwd: alpha })).data.sessions as {
+    session_key: string;
+  }[];
+  assert.ok(list.some((s) => s.session_key === `${sidOld}.jsonl`));
 });

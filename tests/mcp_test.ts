@@ -237,6 +237,8 @@ Deno.test("mcp: recall_search answers as terminus search does, scoped to the ses
   for (const h of hits) {
     assert.equal(h.project, ALPHA);
     assert.ok(!("matched_on" in h));
+    assert.equal(typeof h.session_no, "number", "the session's number");
+    assert.ok(h.title === null || typeof h.title === "string", "and its title");
     assert.deepEqual(Object.keys(h), [
       "entity_score",
       "excerpt",
@@ -244,11 +246,14 @@ Deno.test("mcp: recall_search answers as terminus search does, scoped to the ses
       "record_type",
       "relevance",
       "session_key",
+      "session_no",
       "sidechain",
+      "title",
       "ts",
       "turn_id",
     ]);
   }
+  assert.ok(hits.some((h) => typeof h.title === "string" && h.title !== ""), "titles are filled");
   // the same search terminus search runs
   const cli = parseEnvelope(
     (await cliOk(w.sb, ["search", "frobnicate", "--project", ALPHA, "--json"])).out,

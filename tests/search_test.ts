@@ -357,7 +357,9 @@ Deno.test("search: what the index finds and how a query is read", async (t) => {
         "record_type",
         "relevance",
         "session_key",
+        "session_no",
         "sidechain",
+        "title",
         "ts",
         "turn_id",
       ]);

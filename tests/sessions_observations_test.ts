@@ -28,14 +28,21 @@ interface ObservationDoc {
 
 const SESSION_KEYS = [
   "branch",
+  "duration_seconds",
   "evicted",
   "first_turn_at",
   "last_turn_at",
+  "name",
   "project",
   "project_pre_worktree",
+  "resume",
+  "session_id",
   "session_key",
   "session_no",
   "sidecar",
+  "tags",
+  "title",
+  "title_source",
   "turns",
   "watermark",
 ];
@@ -162,10 +169,9 @@ Deno.test("sessions and observations", async (t) => {
   const k1 = `${sid1}.jsonl`, kSide = `${sid1}/subagents/agent-side1.jsonl`;
   const k2 = `${sid2}.jsonl`, k3 = `${sid3}.jsonl`, k4 = `${sid4}.jsonl`;
 
-  await t.step("sessions --json: the project's sessions, in session_no order", async () => {
-    assert.deepEqual(new Set(keysOf(all)), new Set([k1, kSide, k2, k3, k4]));
-    const nos = all.map((s) => s.session_no);
-    assert.deepEqual(nos, [...nos].sort((a, b) => a - b));
+  await t.step("sessions --json: the project's sessions, newest first", async () => {
+    // by first turn, newest first; a session with no turn (k4) last
+    assert.deepEqual(keysOf(all), [k3, k2, kSide, k1, k4]);
     for (const s of all) assert.deepEqual(Object.keys(s).sort(), SESSION_KEYS);
     const one = byKey.get(k1)!;
     assert.equal(one.project, alpha);
@@ -193,23 +199,37 @@ Deno.test("sessions and observations", async (t) => {
     assert.equal(r.code, 0);
     const lines = r.out.trimEnd().split("\n");
     assert.equal(lines.length, all.length);
-    assert.ok(
-      lines.includes(`2026-01-01  ${sid1}.jsonl  ${s1.turns.length} turn(s)  ${alpha}  feature-x`),
-    );
+    const no = (k: string) => byKey.get(k)!.session_no;
     assert.ok(
       lines.includes(
-        `2026-01-01  agent-side1.jsonl  ${side.turns.length} turn(s)  ${alpha}  main  (subagent)`,
+        `#${
+          no(k1)
+        }  2026-01-01  wire the observation step up  ${sid1}.jsonl  ${s1.turns.length} turn(s)  ${alpha}  feature-x  2h 0m 0s`,
       ),
     );
     assert.ok(
-      lines.includes(`2026-01-03  ${sid2}.jsonl  ${s2.turns.length} turn(s)  ${alpha}  phase-3`),
+      lines.includes(
+        `#${
+          no(kSide)
+        }  2026-01-01  list the callers  agent-side1.jsonl  ${side.turns.length} turn(s)  ${alpha}  main  (subagent)  30m 0s`,
+      ),
+    );
+    assert.ok(
+      lines.includes(
+        `#${
+          no(k2)
+        }  2026-01-03  start the long one  ${sid2}.jsonl  ${s2.turns.length} turn(s)  ${alpha}  phase-3  48h 0m 0s`,
+      ),
+    );
+    assert.ok(
+      lines.includes(`#${no(k4)}  -  (untitled)  ${sid4}.jsonl  0 turn(s)  ${alpha}  -  -`),
     );
     assert.equal(lines.filter((l) => l.includes("(subagent)")).length, 1);
     assert.match(r.err, new RegExp(`^${all.length} session\\(s\\)$`, "m"));
   });
 
-  await t.step("sessions --limit", async () => {
-    assert.deepEqual(keysOf(await sessions("--limit", "2")), keysOf(all).slice(0, 2));
+  await t.step("sessions --limit: the newest", async () => {
+    assert.deepEqual(keysOf(await sessions("--limit", "2")), [k3, k2]);
     assert.deepEqual(keysOf(await sessions("--limit", "99")), keysOf(all));
     for (const v of ["0", "-1", "two"]) {
       const r = await w.run(["sessions", "--limit", v], at);
@@ -245,7 +265,8 @@ Deno.test("sessions and observations", async (t) => {
     const closed = new Set([k1, kSide, k2]);
     assert.deepEqual(
       obs.map((o) => o.session_key),
-      keysOf(all).filter((k) => closed.has(k)),
+      [...all].sort((a, b) => a.session_no - b.session_no).map((s) => s.session_key)
+        .filter((k) => closed.has(k)),
       "the closed sessions, in ingest order",
     );
     for (const o of obs) {

@@ -3,6 +3,7 @@
  * and a manifest.json. Nothing is filtered: a folder the user names is not egress, so the
  * notice says what the files are instead.
  */
+import type { ProgressFactory } from "../progress.ts";
 import { dirname, join } from "../posix.ts";
 import type { Config } from "../config.ts";
 import { DIR_MODE, FILE_MODE, LINEAGE_MARK } from "../constants.ts";
@@ -124,19 +125,23 @@ export function exportStore(
   archiveFormat: number,
   cfg: Config,
   dest: string,
+  progress?: ProgressFactory,
 ): ExportResult {
   Deno.mkdirSync(dest, { recursive: true, mode: DIR_MODE });
   const files: ExportFile[] = [];
   const failed: string[] = [];
   const taken = new Set<string>([MANIFEST]);
   inReadTransaction(db, () => {
-    for (const s of exportSessions(db, { project: null, exclude: cfg.exclude })) {
+    const sessions = exportSessions(db, { project: null, exclude: cfg.exclude });
+    const shown = progress?.("exporting", sessions.reduce((n, s) => n + s.bytes, 0), "bytes");
+    for (const s of sessions) {
       let file = exportFileFor(s.sessionKey);
       if (taken.has(file)) file = file.replace(/(\.jsonl)?$/, `.${s.sessionNo}.jsonl`);
       taken.add(file);
       let bytes: number;
       try {
         bytes = writeSession(db, s, join(dest, file));
+        shown?.add(s.bytes);
       } catch (e) {
         failed.push(`${s.sessionKey}: could not be exported: ${(e as Error).message}`);
         continue;
@@ -153,6 +158,7 @@ export function exportStore(
         last_turn_at: s.lastTurnAt,
       });
     }
+    shown?.finish();
   });
   const sum = (f: (x: ExportFile) => number) => files.reduce((n, x) => n + f(x), 0);
   const firsts = files.map((f) => f.first_turn_at).filter((t): t is string => t !== null).sort();

@@ -2,8 +2,11 @@
  * Rebuilding the derived tables from the archived blocks, with the same turn ids. An evicted
  * session has no blocks, so its rows are carried across untouched.
  */
+import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
 import { readCheckedStream } from "../store/blocks.ts";
+import { streamLines } from "../store/lines.ts";
+import { LINE_CAP_BYTES } from "../constants.ts";
 import {
   clearSearchIndex,
   deleteDerived,
@@ -16,6 +19,13 @@ import {
 } from "../store/derived.ts";
 import { isTurn, parseLine } from "../transcript/records.ts";
 import { deriveTurn } from "./derive.ts";
+import {
+  clearTitlesFillPending,
+  replaceTranscriptTitles,
+  titleFillTargets,
+  type TranscriptTitles,
+} from "../store/sessions_sql.ts";
+import { emptyTitles, noteTitle } from "../sessions/titles.ts";
 
 export interface RebuildResult {
   sessions: number;
@@ -24,8 +34,15 @@ export interface RebuildResult {
   skipped: { session_key: string; reason: string }[];
 }
 
-/** Derives every turn row of one session's stream, in byte order. */
-export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[] {
+/**
+ * Derives every turn row of one session's stream, in byte order; with `titles`, also notes
+ * the titles the stream's records carry.
+ */
+export function deriveStream(
+  stream: Uint8Array,
+  sidecar: boolean,
+  titles?: TranscriptTitles,
+): DerivedRows[] {
   const rows: DerivedRows[] = [];
   let start = 0;
   let seq = 0;
@@ -34,6 +51,7 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
     if (nl < 0) nl = stream.length;
     const line = stream.subarray(start, nl);
     const rec = parseLine(line);
+    if (rec && titles) noteTitle(titles, rec);
     if (rec && isTurn(rec)) {
       rows.push(
         deriveTurn({ rec, streamOffset: start, byteLen: line.length, turnSeq: seq++, sidecar }),
@@ -51,16 +69,22 @@ export function deriveStream(stream: Uint8Array, sidecar: boolean): DerivedRows[
  * runs inside the same transaction (the pass clears its rebuild-pending mark there).
  * Caller holds the ingest lock.
  */
-export function rebuildDerived(db: Db, also?: () => void): RebuildResult {
+export function rebuildDerived(
+  db: Db,
+  also?: () => void,
+  progress?: ProgressFactory,
+): RebuildResult {
   return transaction(db, () => {
     const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
     const targets = rebuildTargets(db);
+    const shown = progress?.("reindexing", targets.length, "sessions");
     // A contentless FTS5 table cannot take a deleted row's tokens out of its BM25 totals, so
     // row-by-row rebuilding would skew every later score. With no evicted session (whose
     // search rows are the only copy left) the index is emptied whole and refilled instead.
     const wholesale = !targets.some((t) => t.evicted);
     if (wholesale) clearSearchIndex(db);
     for (const t of targets) {
+      shown?.add(1);
       if (t.evicted) {
         out.preserved++;
         continue;
@@ -73,6 +97,7 @@ export function rebuildDerived(db: Db, also?: () => void): RebuildResult {
         out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
       }
     }
+    shown?.finish();
     also?.();
     return out;
   });
@@ -91,9 +116,11 @@ function rebuildSession(
 ): string | null {
   const { stream, damaged } = readCheckedStream(db, sessionNo);
   if (damaged.length === 0) {
-    const rows = deriveStream(stream, sidecar);
+    const titles = emptyTitles();
+    const rows = deriveStream(stream, sidecar, titles);
     deleteDerived(db, sessionNo);
     writeDerived(db, sessionNo, rows);
+    replaceTranscriptTitles(db, sessionNo, titles);
     setTurnCount(db, sessionNo, rows.length);
     out.sessions++;
     out.turns += rows.length;
@@ -132,4 +159,30 @@ function rebuildSession(
         (wholesale ? " but not their search rows" : "")
       : "") +
     "; terminus verify names the damage";
+}
+
+/**
+ * Reads the titles of every session that still has blocks, for a store made before titles
+ * were kept. Evicted sessions have nothing left to read them from. Caller holds the ingest lock.
+ */
+export function fillTitles(db: Db): { sessions: number; skipped: number } {
+  let sessions = 0;
+  let skipped = 0;
+  for (const t of titleFillTargets(db)) {
+    const titles = emptyTitles();
+    try {
+      // line by line off the blocks: a multi-GB session costs this pass no more memory
+      for (const line of streamLines(db, t.sessionNo, LINE_CAP_BYTES)) {
+        const rec = parseLine(line);
+        if (rec) noteTitle(titles, rec);
+      }
+    } catch {
+      skipped++; // damaged blocks: verify's to report; the session simply has no title yet
+      continue;
+    }
+    transaction(db, () => replaceTranscriptTitles(db, t.sessionNo, titles));
+    sessions++;
+  }
+  clearTitlesFillPending(db);
+  return { sessions, skipped };
 }

@@ -5,7 +5,8 @@
  * `terminus install` reuses both halves as its last step.
  */
 import { type Config, isExcluded } from "../config.ts";
-import { BACKFILL_RATE_MB_S } from "../constants.ts";
+import { BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../constants.ts";
+import { measuredRate } from "../store/runs.ts";
 import type { Resolved } from "../setup_context.ts";
 import { openRead } from "../store/db.ts";
 import { allSessionStates, type SessionState } from "../store/archive.ts";
@@ -19,8 +20,12 @@ export interface BackfillSize {
   bytes: number;
   /** Folders that could not be listed and files that could not be sized, one line each. */
   problems: string[];
-  /** The estimate at BACKFILL_RATE_MB_S, in seconds. */
+  /** The estimate, in seconds, at `rate`. */
   seconds: number;
+  /** Bytes per second: what the last sizeable pass measured, else BACKFILL_RATE_MB_S. */
+  rate: number;
+  /** Where `rate` came from. */
+  rateFrom: "last pass" | "bench";
 }
 
 /**
@@ -29,15 +34,19 @@ export interface BackfillSize {
  */
 export function sizeBackfill(r: Resolved): BackfillSize {
   let states = new Map<string, SessionState>();
+  let measured: number | null = null;
   const opened = openRead(r.store);
   if (opened) {
     try {
       states = allSessionStates(opened.db);
+      measured = measuredRate(opened.db, RATE_SAMPLE_MIN_BYTES);
     } finally {
       opened.db.close();
     }
   }
-  return sizeAgainst(r.cfg, r.roots, states);
+  const size = sizeAgainst(r.cfg, r.roots, states);
+  if (measured === null) return size;
+  return { ...size, rate: measured, rateFrom: "last pass", seconds: size.bytes / measured };
 }
 
 /** The one sizing rule, against the sessions a store holds (keyed by session_key, as the pass). */
@@ -67,7 +76,14 @@ export function sizeAgainst(
     if (state?.evicted || state?.diverged) continue;
     bytes += Math.max(0, size - (state?.offset ?? 0));
   }
-  return { transcripts, bytes, problems, seconds: estimateSeconds(bytes) };
+  return {
+    transcripts,
+    bytes,
+    problems,
+    seconds: estimateSeconds(bytes),
+    rate: BACKFILL_RATE_MB_S * 1_000_000,
+    rateFrom: "bench",
+  };
 }
 
 export function estimateSeconds(bytes: number): number {

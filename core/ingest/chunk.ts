@@ -8,6 +8,8 @@ import type { DerivedRows } from "../store/archive.ts";
 import { isTurn, parseLine, str } from "../transcript/records.ts";
 import { deriveTurn } from "../index/derive.ts";
 import { captureLine } from "./capture.ts";
+import type { TranscriptTitles } from "../store/sessions_sql.ts";
+import { emptyTitles, noteTitle } from "../sessions/titles.ts";
 
 const NL = 0x0a;
 const NEWLINE = new Uint8Array([NL]);
@@ -40,6 +42,8 @@ export interface ChunkOutput {
   firstTurnAt: string | null;
   lastTurnAt: string | null;
   firstParentUuid: string | null;
+  /** The titles these lines carry (custom-title, ai-title, summary, first typed prompt). */
+  titles: TranscriptTitles;
 }
 
 export function deriveChunk(i: ChunkInput): ChunkOutput {
@@ -55,6 +59,7 @@ export function deriveChunk(i: ChunkInput): ChunkOutput {
   let lastTurnAt: string | null = null;
   let firstParentUuid: string | null = null;
   let recordSessionId: string | null = null;
+  const titles = emptyTitles();
   let start = 0;
   while (start < end) {
     let nl = chunk.indexOf(NL, start);
@@ -73,6 +78,7 @@ export function deriveChunk(i: ChunkInput): ChunkOutput {
       const snake = str(rec.session_id);
       // the file's own id in snake_case is no continuation: keep looking past it
       if (snake && !foreign && snake !== (i.sessionId ?? recordSessionId)) foreign = snake;
+      noteTitle(titles, rec);
       if (isTurn(rec)) {
         const ts = str(rec.timestamp);
         if (!firstTurnAt) firstTurnAt = ts;
@@ -103,6 +109,7 @@ export function deriveChunk(i: ChunkInput): ChunkOutput {
     firstTurnAt,
     lastTurnAt,
     firstParentUuid,
+    titles,
   };
 }
 

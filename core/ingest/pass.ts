@@ -17,8 +17,9 @@ import {
   checkpoint,
   clearRebuildPending,
   type Db,
+  DERIVED_SHAPE_SINCE,
   openWrite,
-  rebuildPending,
+  rebuildPendingFrom,
   transaction,
 } from "../store/db.ts";
 import {
@@ -34,7 +35,8 @@ import {
   recoveryDue,
   resolveContinuations,
 } from "../store/lineage.ts";
-import { rebuildDerived } from "../index/reindex.ts";
+import { fillTitles, rebuildDerived } from "../index/reindex.ts";
+import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
@@ -46,6 +48,7 @@ import { missingTranscript } from "./missing.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 import { rollback } from "../store/rollback.ts";
 import { nextWindow, rawChunk, readRange } from "./window.ts";
+import type { ProgressFactory } from "../progress.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -56,6 +59,8 @@ export interface PassInput {
   now?: Date;
   /** Extra whole-tree steps (observe, retention, snapshot) run after closing. */
   afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
+  /** Bytes archived of those waiting, for a person watching a terminal. */
+  progress?: ProgressFactory;
 }
 
 export interface AfterCloseContext {
@@ -269,6 +274,7 @@ class Pass {
         captureMode: mode,
       },
       derived: d.derived,
+      titles: d.titles,
     });
     this.rememberTail(p, r.sessionNo);
     // keep the in-memory view current for files that share a key later in this pass
@@ -295,6 +301,18 @@ class Pass {
   }
 
   /** Archives the files in order, one transaction each, reporting each file's outcome. */
+  /** The bytes past the watermarks, for progress (one stat per file). */
+  waiting(files: Found[]): number {
+    let n = 0;
+    for (const f of files) {
+      try {
+        const size = Deno.statSync(f.path).size;
+        n += Math.max(0, size - (this.states.get(this.keyOf(f).sessionKey)?.offset ?? 0));
+      } catch { /* it is reported when it is archived */ }
+    }
+    return n;
+  }
+
   async archiveAll(
     files: Found[],
     done: (f: Found, r: FileOutcome | Error) => void,
@@ -449,6 +467,8 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);
+  const titled = await fillTitlesIfPending(db);
+  if (titled) pass.notes.push(titled);
   pass.states = allSessionStates(db);
   ensureTails(db);
   pass.tails = allTails(db);
@@ -472,7 +492,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
 
   run.filesSeen = files.length;
   const committedFiles = new Set<string>();
+  const progress = input.progress
+    ? input.progress("archiving", pass.waiting(files), "bytes")
+    : null;
   await pass.archiveAll(files, (f, r) => {
+    if (!(r instanceof Error)) progress?.add(r.bytesRead);
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
@@ -495,6 +519,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     run.bytesRead += r.bytesRead;
     run.turnsAdded += r.turnsAdded;
   });
+  progress?.finish();
   if (excludedCount > 0 && !input.only) {
     pass.notes.push(
       `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,
@@ -526,10 +551,30 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   return { ran: true, run, problems: shown, excludedOnly, onlyFailed };
 }
 
+/** A store made before titles were kept reads them once from its blocks. */
+async function fillTitlesIfPending(db: Db): Promise<string | null> {
+  if (!titlesFillPending(db)) return null;
+  await initCodec();
+  const r = fillTitles(db);
+  return `titles read for ${r.sessions} session(s) archived before titles were kept${
+    r.skipped ? `; ${r.skipped} could not be read` : ""
+  }`;
+}
+
 async function rebuildDerivedIfStale(db: Db): Promise<string | null> {
-  if (!rebuildPending(db)) return null;
+  const from = rebuildPendingFrom(db);
+  if (from === null) return null;
   await initCodec();
   // the mark is cleared in the rebuild's own transaction: a pass killed midway rebuilds again
   const r = rebuildDerived(db, () => clearRebuildPending(db));
-  return `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  let note =
+    `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  if (r.preserved > 0 && from < DERIVED_SHAPE_SINCE.turns_fts) {
+    // a contentless index cannot hand its rows over to a new one
+    note +=
+      `; ${r.preserved} evicted session(s) kept their rows, but not their search index rows, so search no longer finds them`;
+  } else if (r.preserved > 0) {
+    note += `; ${r.preserved} evicted session(s) kept their rows as they were`;
+  }
+  return note;
 }

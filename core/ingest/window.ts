@@ -5,6 +5,7 @@
  */
 import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
 import type { ChunkInput, ChunkOutput } from "./chunk.ts";
+import { emptyTitles } from "../sessions/titles.ts";
 
 const NL = 0x0a;
 
@@ -100,5 +101,6 @@ export function rawChunk(i: ChunkInput): ChunkOutput {
     firstTurnAt: null,
     lastTurnAt: null,
     firstParentUuid: null,
+    titles: emptyTitles(),
   };
 }

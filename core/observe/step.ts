@@ -1,4 +1,5 @@
 /** The pass's observe step, and `observations regenerate`: both read the archived stream. */
+import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
 import { streamLines } from "../store/lines.ts";
 import {
@@ -55,14 +56,26 @@ export interface RegenerateResult {
 }
 
 /** Recomputes the selected observations in one transaction: a kill leaves them all as they were. */
-export function regenerate(db: Db, vis: Visibility, since: string | null): RegenerateResult {
-  return transaction(db, () => regenerateAll(db, vis, since));
+export function regenerate(
+  db: Db,
+  vis: Visibility,
+  since: string | null,
+  progress?: ProgressFactory,
+): RegenerateResult {
+  return transaction(db, () => regenerateAll(db, vis, since, progress));
 }
 
-function regenerateAll(db: Db, vis: Visibility, since: string | null): RegenerateResult {
+function regenerateAll(
+  db: Db,
+  vis: Visibility,
+  since: string | null,
+  progress?: ProgressFactory,
+): RegenerateResult {
   const rows = listObservations(db, vis, since);
   const out: RegenerateResult = { selected: rows.length, regenerated: 0, notes: [] };
+  const shown = progress?.("regenerating", rows.length, "sessions");
   for (const r of rows) {
+    shown?.add(1);
     if (r.evicted) {
       out.notes.push(`${r.sessionKey}: its text was evicted, so it cannot be recomputed`);
       continue;
@@ -75,5 +88,6 @@ function regenerateAll(db: Db, vis: Visibility, since: string | null): Regenerat
       out.notes.push(`${r.sessionKey}: could not be recomputed: ${(e as Error).message}`);
     }
   }
+  shown?.finish();
   return out;
 }

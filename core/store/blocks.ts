@@ -6,6 +6,7 @@ import { type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
 import { type DerivedRows, reopenIfFinal, writeDerived } from "./derived.ts";
+import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
 
 export interface SessionState {
   sessionNo: number;
@@ -86,6 +87,8 @@ export interface AppendArgs {
   offset: number;
   meta: MetaUpdate;
   derived: DerivedRows[];
+  /** Titles the new lines carry; absent writes none. */
+  titles?: TranscriptTitles;
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
@@ -185,6 +188,7 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
          offset = excluded.offset, stream_len = excluded.stream_len`,
     ).run(no, m.transcriptPath, a.offset, len + a.stream.length);
     writeDerived(db, no, a.derived);
+    if (a.titles) writeTranscriptTitles(db, no, a.titles);
     // Claude Code resumes a closed session into the same file: new turns reopen it, and it is
     // observed afresh once it closes again
     if (a.derived.length > 0) reopenIfFinal(db, no);

@@ -14,10 +14,12 @@ import {
   FILE_MODE,
   READ_BUSY_PAUSE_MS,
   READ_BUSY_RETRIES,
+  SESSIONS_SCHEMA,
   WAL_AUTOCHECKPOINT_PAGES,
   WRITER_CACHE_KIB,
 } from "../constants.ts";
 import { StoreError } from "../errors.ts";
+import { markTitlesFillPending, SESSIONS_DDL } from "./sessions_sql.ts";
 
 export type Db = DatabaseSync;
 
@@ -107,6 +109,22 @@ CREATE TABLE IF NOT EXISTS runs (
 );
 `;
 
+/**
+ * The derived schema in which each derived table's shape last changed. On a schema change only
+ * a table older than that is dropped and made anew; the others keep their rows, so an evicted
+ * session (whose derived rows are the only copy left of it) keeps whatever it can. Schema 2
+ * changed what the entities hold (Bash lines' identifiers), not their shape; schema 3 made the
+ * search index `detail=column`.
+ */
+export const DERIVED_SHAPE_SINCE: Record<string, number> = {
+  turns: 1,
+  compaction_boundaries: 1,
+  turns_fts: 3,
+  entities: 1,
+  paths: 1,
+  turn_text: 1,
+};
+
 /** Derived tables: dropped and rebuilt from the blocks (same turn ids). */
 export const DERIVED_TABLES = [
   "turns",
@@ -145,7 +163,7 @@ CREATE TABLE IF NOT EXISTS compaction_boundaries (
   preserved TEXT
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='unicode61'
+  body, content='', contentless_delete=1, tokenize='unicode61', detail=column
 );
 CREATE TABLE IF NOT EXISTS entities (
   turn_id INTEGER NOT NULL,
@@ -165,6 +183,8 @@ CREATE INDEX IF NOT EXISTS paths_turn ON paths(turn_id);
 export interface StoreFormat {
   archiveFormat: number;
   derivedSchema: number;
+  /** The names/tags/titles tables' version; 0 on a store made before them. */
+  sessionsSchema: number;
 }
 
 function pragmas(db: Db, busyMs: number): void {
@@ -184,8 +204,13 @@ export function readFormat(db: Db): StoreFormat | null {
     const m = new Map(rows.map((r) => [r.key, r.value]));
     const a = Number(m.get("archive_format"));
     const d = Number(m.get("derived_schema"));
+    const n = Number(m.get("sessions_schema"));
     if (!Number.isFinite(a)) return null;
-    return { archiveFormat: a, derivedSchema: Number.isFinite(d) ? d : 0 };
+    return {
+      archiveFormat: a,
+      derivedSchema: Number.isFinite(d) ? d : 0,
+      sessionsSchema: Number.isFinite(n) ? n : 0,
+    };
   }
 }
 
@@ -345,7 +370,9 @@ export function openWrite(path: string): OpenWrite {
   let derivedStale = false;
   // A store already in this build's formats has every table: skip the schema statements,
   // which would otherwise run on every pass.
-  if (format && format.derivedSchema === DERIVED_SCHEMA) return { db, derivedStale, created };
+  if (
+    format && format.derivedSchema === DERIVED_SCHEMA && format.sessionsSchema === SESSIONS_SCHEMA
+  ) return { db, derivedStale, created };
   try {
     db.exec("BEGIN IMMEDIATE");
     db.exec(ARCHIVE_DDL);
@@ -354,18 +381,35 @@ export function openWrite(path: string): OpenWrite {
       const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
       put.run("archive_format", String(ARCHIVE_FORMAT));
       put.run("derived_schema", String(DERIVED_SCHEMA));
-      format = { archiveFormat: ARCHIVE_FORMAT, derivedSchema: DERIVED_SCHEMA };
+      format = {
+        archiveFormat: ARCHIVE_FORMAT,
+        derivedSchema: DERIVED_SCHEMA,
+        sessionsSchema: SESSIONS_SCHEMA,
+      };
     } else if (format.derivedSchema !== DERIVED_SCHEMA) {
-      for (const t of DERIVED_TABLES) db.exec(`DROP TABLE IF EXISTS ${t}`);
+      for (const t of DERIVED_TABLES) {
+        if (format.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
+          db.exec(`DROP TABLE IF EXISTS ${t}`);
+        }
+      }
       db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
         String(DERIVED_SCHEMA),
       );
-      // the pass that opened the store rebuilds them from the blocks before archiving
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', '1')")
-        .run();
+      // the pass that opened the store rebuilds them from the blocks before archiving; the
+      // value is the schema it came from (what could not be carried across depends on it)
+      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', ?)")
+        .run(String(format.derivedSchema));
       derivedStale = true;
     }
     db.exec(DERIVED_DDL);
+    db.exec(SESSIONS_DDL);
+    if (format.sessionsSchema < SESSIONS_SCHEMA) {
+      // a store made before these tables: the next pass reads the titles its sessions carry
+      markTitlesFillPending(db);
+    }
+    db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('sessions_schema', ?)").run(
+      String(SESSIONS_SCHEMA),
+    );
     db.exec("COMMIT");
   } catch (e) {
     try {
@@ -378,7 +422,17 @@ export function openWrite(path: string): OpenWrite {
 }
 
 export function rebuildPending(db: Db): boolean {
-  return !!db.prepare("SELECT 1 FROM meta WHERE key = 'derived_rebuild_pending'").get();
+  return rebuildPendingFrom(db) !== null;
+}
+
+/** The derived schema a pending rebuild comes from, or null when none is pending. */
+export function rebuildPendingFrom(db: Db): number | null {
+  const r = db.prepare("SELECT value FROM meta WHERE key = 'derived_rebuild_pending'").get() as
+    | { value: string }
+    | undefined;
+  if (!r) return null;
+  const n = Number(r.value);
+  return Number.isFinite(n) ? n : 0;
 }
 
 export function clearRebuildPending(db: Db): void {

@@ -12,6 +12,8 @@ export interface ExportSession {
   evicted: boolean;
   firstTurnAt: string | null;
   lastTurnAt: string | null;
+  /** The archived stream's length (for progress). */
+  bytes: number;
 }
 
 /** Every session the visibility rule lets a read see, in ingest order. */
@@ -21,7 +23,7 @@ export function exportSessions(db: Db, vis: Visibility): ExportSession[] {
     `SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
        m.project AS project, (SELECT count(*) FROM turns t WHERE t.session_no = s.session_no) AS turns,
        COALESCE(m.is_evicted, 0) AS evicted, m.first_turn_at AS firstTurnAt,
-       m.last_turn_at AS lastTurnAt
+       m.last_turn_at AS lastTurnAt, COALESCE(m.uncompressed_len, 0) AS bytes
      FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
      WHERE ${w.sql} ORDER BY s.session_no`,
   ).all(...w.params) as Record<string, unknown>[]).map((r) => ({
@@ -33,6 +35,7 @@ export function exportSessions(db: Db, vis: Visibility): ExportSession[] {
     evicted: r.evicted === 1,
     firstTurnAt: (r.firstTurnAt as string | null) ?? null,
     lastTurnAt: (r.lastTurnAt as string | null) ?? null,
+    bytes: r.bytes as number,
   }));
 }
 

@@ -4,6 +4,7 @@
  */
 import type { Db } from "./db.ts";
 import { turnId } from "./ids.ts";
+import { handleColumns, tagsWhere } from "./sessions_sql.ts";
 
 /** Which sessions a read may see: one project (or every project), minus excluded ones. */
 export interface Visibility {
@@ -266,6 +267,9 @@ export function sessionTurnCount(db: Db, sessionNo: number): number {
 export interface SessionRow {
   session_key: string;
   session_no: number;
+  session_id: string | null;
+  /** The first working directory the session's records named. */
+  cwd: string | null;
   project: string | null;
   project_pre_worktree: string | null;
   branch: string | null;
@@ -275,51 +279,132 @@ export interface SessionRow {
   watermark: number | null;
   sidecar: boolean;
   evicted: boolean;
+  /** The session's name and transcript titles, for the title's priority order. */
+  name: string | null;
+  custom_title: string | null;
+  ai_title: string | null;
+  summary: string | null;
+  first_prompt: string | null;
+  tags: string[];
 }
 
-export function listSessions(
-  db: Db,
-  vis: Visibility,
-  since: string | null,
-  until: string | null,
-  limit: number | null,
-): SessionRow[] {
+export interface SessionFilters {
+  since?: string | null;
+  until?: string | null;
+  limit?: number | null;
+  /** Every one of these tags must be on the session. */
+  tags?: string[];
+  /** Only this session. */
+  sessionNo?: number;
+  /** Only the subagent sessions of this session key. */
+  parentKey?: string;
+}
+
+/** Visible sessions, newest first (by first turn, then by number); `limit` keeps the newest. */
+export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): SessionRow[] {
   const w = visibleWhere(vis);
   const where = [w.sql];
   const params: (string | number)[] = [...w.params];
-  if (since) {
+  if (f.since) {
     where.push("m.last_turn_at IS NOT NULL AND m.last_turn_at >= ?");
-    params.push(since);
+    params.push(f.since);
   }
-  if (until) {
+  if (f.until) {
     where.push("m.first_turn_at IS NOT NULL AND m.first_turn_at <= ?");
-    params.push(until);
+    params.push(f.until);
   }
-  let sql = `SELECT s.session_key, s.session_no, m.project, m.project_pre_worktree, m.branch,
-      m.first_turn_at, m.last_turn_at,
+  const h = handleColumns(db);
+  if (f.tags && f.tags.length) {
+    if (h.join === "") return []; // a store with no tags table has no tagged session
+    const t = tagsWhere(f.tags);
+    where.push(t.sql);
+    params.push(...t.params);
+  }
+  if (f.sessionNo !== undefined) {
+    where.push("s.session_no = ?");
+    params.push(f.sessionNo);
+  }
+  if (f.parentKey !== undefined) {
+    where.push("m.parent_session_key = ?");
+    params.push(f.parentKey);
+  }
+  let sql =
+    `SELECT s.session_key, s.session_no, m.session_id, m.cwd, m.project, m.project_pre_worktree,
+      m.branch, m.first_turn_at, m.last_turn_at,
       (SELECT count(*) FROM turns t WHERE t.session_no = s.session_no) AS turns,
       w.offset AS watermark, m.parent_session_key IS NOT NULL AS sidecar,
-      COALESCE(m.is_evicted, 0) AS evicted
+      COALESCE(m.is_evicted, 0) AS evicted, ${h.select}
     FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
-      LEFT JOIN watermarks w ON w.session_no = s.session_no
-    WHERE ${where.join(" AND ")} ORDER BY s.session_no`;
-  if (limit !== null) {
+      LEFT JOIN watermarks w ON w.session_no = s.session_no ${h.join}
+    WHERE ${where.join(" AND ")}
+    ORDER BY m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC`;
+  if (f.limit != null) {
     sql += " LIMIT ?";
-    params.push(limit);
+    params.push(f.limit);
   }
+  const n = (v: unknown) => (v as string | null) ?? null;
   return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((r) => ({
     session_key: r.session_key as string,
     session_no: r.session_no as number,
-    project: (r.project as string | null) ?? null,
-    project_pre_worktree: (r.project_pre_worktree as string | null) ?? null,
-    branch: (r.branch as string | null) ?? null,
-    first_turn_at: (r.first_turn_at as string | null) ?? null,
-    last_turn_at: (r.last_turn_at as string | null) ?? null,
+    session_id: n(r.session_id),
+    cwd: n(r.cwd),
+    project: n(r.project),
+    project_pre_worktree: n(r.project_pre_worktree),
+    branch: n(r.branch),
+    first_turn_at: n(r.first_turn_at),
+    last_turn_at: n(r.last_turn_at),
     turns: r.turns as number,
     watermark: (r.watermark as number | null) ?? null,
     sidecar: r.sidecar === 1,
     evicted: r.evicted === 1,
+    name: n(r.name),
+    custom_title: n(r.custom_title),
+    ai_title: n(r.ai_title),
+    summary: n(r.summary),
+    first_prompt: n(r.first_prompt),
+    tags: r.tags ? String(r.tags).split(" ") : [],
   }));
+}
+
+/**
+ * Sessions a reference could name, regardless of visibility (the caller applies it): by
+ * number, by Claude Code session id, by a prefix of the session key, or by transcript path.
+ */
+export function sessionsMatching(
+  db: Db,
+  by: { no?: number; keyPrefix?: string; sessionId?: string; key?: string; path?: string },
+): number[] {
+  const q = (sql: string, ...p: (string | number)[]) =>
+    (db.prepare(sql).all(...p) as { n: number }[]).map((r) => r.n);
+  if (by.no !== undefined) {
+    return q("SELECT session_no AS n FROM sessions WHERE session_no = ?", by.no);
+  }
+  if (by.key !== undefined) {
+    return q("SELECT session_no AS n FROM sessions WHERE session_key = ?", by.key);
+  }
+  if (by.path !== undefined) {
+    return q("SELECT session_no AS n FROM session_meta WHERE transcript_path = ?", by.path);
+  }
+  const out = new Set<number>();
+  if (by.keyPrefix !== undefined) {
+    // a top-level key is `<uuid>.jsonl`; a sidecar's starts with its parent's id and a slash
+    for (
+      const n of q(
+        "SELECT session_no AS n FROM sessions WHERE substr(session_key, 1, ?) = ? AND instr(session_key, '/') = 0",
+        by.keyPrefix.length,
+        by.keyPrefix,
+      )
+    ) out.add(n);
+  }
+  if (by.sessionId !== undefined) {
+    for (
+      const n of q(
+        "SELECT session_no AS n FROM session_meta WHERE session_id = ? AND parent_session_key IS NULL",
+        by.sessionId,
+      )
+    ) out.add(n);
+  }
+  return [...out].sort((a, b) => a - b);
 }
 
 export interface ObservationRow {

@@ -4,6 +4,7 @@
  */
 import type { Db } from "./db.ts";
 import { clearQuotes, deleteDerived } from "./archive.ts";
+import { deleteSessionHandles } from "./sessions_sql.ts";
 
 export interface ClosedSession {
   sessionNo: number;
@@ -48,7 +49,8 @@ export function evictSession(db: Db, sessionNo: number): void {
 }
 
 /**
- * Deletion: the session, its blocks, metadata, watermark, derived rows and observation, and,
+ * Deletion: the session, its blocks, metadata, watermark, derived rows, observation, names,
+ * tags and titles, and,
  * for a top-level session, the prompts and labels the injection log holds under its session
  * id. A subagent reports its parent's id, so deleting one removes no prompts. Returns how many
  * logged prompts went. The caller holds a transaction.
@@ -58,6 +60,7 @@ export function deleteSession(db: Db, sessionNo: number): number {
     "SELECT session_id AS sid, parent_session_key IS NOT NULL AS sidecar FROM session_meta WHERE session_no = ?",
   ).get(sessionNo) as { sid: string | null; sidecar: number } | undefined;
   deleteDerived(db, sessionNo);
+  deleteSessionHandles(db, sessionNo);
   db.prepare("DELETE FROM blocks WHERE session_no = ?").run(sessionNo);
   db.prepare("DELETE FROM observations WHERE session_no = ?").run(sessionNo);
   db.prepare("DELETE FROM watermarks WHERE session_no = ?").run(sessionNo);

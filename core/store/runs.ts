@@ -73,3 +73,15 @@ export function lastRun(db: Db): RunRow | null {
   if (!r) return null;
   return { ...r, inFlight: r.durationMs === IN_FLIGHT };
 }
+
+/**
+ * The archive rate the newest pass that read at least `minBytes` achieved, in bytes per
+ * second (its whole duration, tail work included, so the figure errs slow), or null.
+ */
+export function measuredRate(db: Db, minBytes: number): number | null {
+  const r = db.prepare(
+    `SELECT bytes_read AS bytes, duration_ms AS ms FROM runs
+     WHERE bytes_read >= ? AND duration_ms > 0 AND error IS NULL ORDER BY id DESC LIMIT 1`,
+  ).get(minBytes) as { bytes: number; ms: number } | undefined;
+  return r ? r.bytes / (r.ms / 1000) : null;
+}

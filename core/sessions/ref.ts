@@ -1,0 +1,66 @@
+/**
+ * Session references as a person types them: `42`, `#42`, a session UUID, a unique UUID
+ * prefix of at least REF_PREFIX_MIN characters, or a transcript path. A session in an
+ * excluded project is never found, whatever the reference.
+ */
+import type { Config } from "../config.ts";
+import { REF_PREFIX_MIN } from "../constants.ts";
+import { NotFoundError, UsageError } from "../errors.ts";
+import { resolve } from "../posix.ts";
+import type { Db } from "../store/db.ts";
+import { listSessions, type SessionRow, sessionsMatching } from "../store/query.ts";
+import { keyFor } from "../transcript/session_key.ts";
+
+const NUMBER = /^#?(\d+)$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const PREFIX = /^[0-9a-f-]+$/i;
+
+export type RefKind = "number" | "uuid" | "prefix" | "path";
+
+/** What kind of reference a word is; throws UsageError for one that is none of them. */
+export function refKind(ref: string): RefKind {
+  if (NUMBER.test(ref)) return "number";
+  if (UUID.test(ref)) return "uuid";
+  if (ref.includes("/") || ref.endsWith(".jsonl")) return "path";
+  if (PREFIX.test(ref) && ref.length >= REF_PREFIX_MIN) return "prefix";
+  if (PREFIX.test(ref)) {
+    throw new UsageError(
+      `session reference '${ref}' is too short: a UUID prefix needs at least ${REF_PREFIX_MIN} characters`,
+    );
+  }
+  throw new UsageError(
+    `'${ref}' is not a session reference: give a number (42 or #42), a session UUID, a UUID prefix of at least ${REF_PREFIX_MIN} characters, or a transcript path`,
+  );
+}
+
+function candidates(db: Db, ref: string, cwd: string): number[] {
+  const kind = refKind(ref);
+  if (kind === "number") return sessionsMatching(db, { no: Number(NUMBER.exec(ref)![1]) });
+  const lower = ref.toLowerCase();
+  if (kind === "uuid") {
+    return sessionsMatching(db, { keyPrefix: `${lower}.jsonl`, sessionId: lower });
+  }
+  if (kind === "prefix") return sessionsMatching(db, { keyPrefix: lower });
+  const abs = resolve(cwd, ref);
+  const byPath = sessionsMatching(db, { path: abs });
+  if (byPath.length) return byPath;
+  return sessionsMatching(db, { key: keyFor(abs).sessionKey });
+}
+
+/**
+ * The one visible session a reference names. An unknown reference, or one that names a
+ * session of an excluded project, is a NotFoundError; an ambiguous one lists its candidates.
+ */
+export function resolveRef(db: Db, cfg: Config, cwd: string, ref: string): SessionRow {
+  const vis = { project: null, exclude: cfg.exclude };
+  const rows = candidates(db, ref, cwd)
+    .map((no) => listSessions(db, vis, { sessionNo: no })[0])
+    .filter((r): r is SessionRow => r !== undefined);
+  if (rows.length === 1) return rows[0];
+  if (rows.length === 0) throw new NotFoundError(`no archived session matches '${ref}'`);
+  const list = rows.slice(0, 10).map((r) => `#${r.session_no} ${r.session_key}`).join(", ");
+  const more = rows.length > 10 ? `, and ${rows.length - 10} more` : "";
+  throw new NotFoundError(
+    `'${ref}' matches ${rows.length} sessions: ${list}${more}; give more of the UUID or the number`,
+  );
+}

@@ -1,0 +1,92 @@
+/**
+ * The HTML export opened in headless Chromium: it renders, its DOM is what was written
+ * (nothing escaped its element), and the page logs nothing to the console, not even a
+ * Content-Security-Policy refusal. Skipped only when no Chromium is installed (.ci/run
+ * installs one).
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { ingest, put, Transcript, world } from "./read_helpers.ts";
+
+function findChromium(): string | null {
+  for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
+    for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
+      try {
+        if (Deno.statSync(join(dir, name)).isFile) return join(dir, name);
+      } catch { /* not here */ }
+    }
+  }
+  return null;
+}
+
+const CHROMIUM = findChromium();
+
+/** Loads a file in headless Chromium: the serialized DOM, and the console lines it logged. */
+async function open(file: string, profile: string, extra: string[] = []) {
+  const o = await new Deno.Command(CHROMIUM!, {
+    args: [
+      "--headless=new",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--no-first-run",
+      `--user-data-dir=${profile}`,
+      "--enable-logging=stderr",
+      "--v=0",
+      ...extra,
+      "--dump-dom",
+      `file://${file}`,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const err = new TextDecoder().decode(o.stderr);
+  return {
+    code: o.code,
+    dom: new TextDecoder().decode(o.stdout),
+    console: err.split("\n").filter((l) => /:CONSOLE[:(]/.test(l)),
+  };
+}
+
+Deno.test({
+  name: "the HTML export renders in headless Chromium with no console message",
+  ignore: CHROMIUM === null,
+  async fn() {
+    await using w = await world();
+    const alpha = w.dir("alpha");
+    const sid = "90000000-0000-4000-8000-000000000009";
+    const t = new Transcript({ sessionId: sid, cwd: alpha, start: "2026-03-01T09:00:00.000Z" });
+    t.user(`</div><script>console.error("injected")</script><img src=x onerror=alert(1)>`);
+    t.toolUse("Bash", { command: "cat <<'EOF'\n</details><script>alert(2)</script>\nEOF" });
+    t.toolResult(Array.from({ length: 30 }, (_, i) => `row ${i} <b>&amp;</b>`).join("\n"));
+    t.assistant("Done \u001b[2J with <style>body{display:none}</style>");
+    await put(w, t);
+    await ingest(w);
+    const file = join(w.sb.dir, "session.html");
+    const r = await w.run(["sessions", "export", sid, file, "--format", "html"], { cwd: alpha });
+    assert.equal(r.code, 0, r.err);
+
+    const page = await open(file, join(w.sb.dir, "profile"));
+    assert.equal(page.code, 0);
+    assert.deepEqual(page.console, [], "no console message at all");
+    assert.match(page.dom, /<h1>#1 {2}&lt;\/div&gt;&lt;script&gt;/, "the title rendered as text");
+    assert.doesNotMatch(
+      page.dom,
+      /<script|<img|<style>body/i,
+      "nothing from the transcript became markup",
+    );
+    assert.equal((page.dom.match(/<details class="tool">/g) ?? []).length, 1, "the result folds");
+    assert.match(page.dom, /row 29 &lt;b&gt;&amp;amp;&lt;\/b&gt;/);
+    // dark mode is one media query: the page renders under it too, still silently
+    const dark = await open(file, join(w.sb.dir, "profile-dark"), ["--force-dark-mode"]);
+    assert.deepEqual(dark.console, []);
+
+    // the check can fail: a page that logs, and one the CSP refuses, are both caught
+    const bad = join(w.sb.dir, "bad.html");
+    await Deno.writeTextFile(
+      bad,
+      `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="default-src 'none'"></head><body><img src="x.png"><script>console.log(1)</script></body></html>`,
+    );
+    const caught = await open(bad, join(w.sb.dir, "profile-bad"));
+    assert.ok(caught.console.length > 0, "a refused resource logs to the console");
+  },
+});
