@@ -3,13 +3,12 @@
  * project's prompts removed unlogged, and counted), then label decisions of closed sessions.
  */
 import { join } from "../posix.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, transaction } from "../store/db.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { QUEUE_DIR } from "../paths.ts";
 import { insertDecision, unlabelledClosed, writeLabels } from "../store/decisions.ts";
 import type { DecisionDoc } from "../inject/queue.ts";
 import { judge } from "./labels.ts";
-import { rollback } from "../store/rollback.ts";
 import { TAIL_STEP_ROWS } from "../constants.ts";
 
 export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
@@ -29,8 +28,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   // partway keeps the steps it finished and the next pass drains the rest.
   for (let i = 0; i < names.length; i += TAIL_STEP_ROWS) {
     const done: string[] = [];
-    db.exec("BEGIN IMMEDIATE");
-    try {
+    transaction(db, () => {
       for (const name of names.slice(i, i + TAIL_STEP_ROWS)) {
         let d: DecisionDoc;
         try {
@@ -55,11 +53,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
         });
         logged++;
       }
-      db.exec("COMMIT");
-    } catch (e) {
-      rollback(db);
-      throw e;
-    }
+    });
     // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
     for (const name of done) {
       try {
@@ -79,8 +73,7 @@ export function labelClosed(db: Db): string[] {
   if (!rows.length) return [];
   // a step at a time, like the drain: each committed step stays labelled if the pass dies
   for (let i = 0; i < rows.length; i += TAIL_STEP_ROWS) {
-    db.exec("BEGIN IMMEDIATE");
-    try {
+    transaction(db, () => {
       for (const r of rows.slice(i, i + TAIL_STEP_ROWS)) {
         const d = JSON.parse(r.doc) as DecisionDoc;
         writeLabels(
@@ -94,11 +87,7 @@ export function labelClosed(db: Db): string[] {
           }),
         );
       }
-      db.exec("COMMIT");
-    } catch (e) {
-      rollback(db);
-      throw e;
-    }
+    });
   }
   return [`${rows.length} decision(s) labelled`];
 }
