@@ -4,7 +4,6 @@ import { humanBytes, outcome } from "../core/output.ts";
 import { VERSION } from "../core/constants.ts";
 import { install, type InstallReport } from "../core/setup/install.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { find } from "./mod.ts";
 
 const AUTO_COMPACT_NOTE =
   "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";
@@ -102,7 +101,6 @@ export const command: Command = {
     const r = await install({
       env: ctx.env,
       self: ctx.self,
-      hasBackfill: find("backfill") !== undefined,
     });
     if (r.refused) {
       return outcome("install", null, { ok: false, reason: `install refused: ${r.refused}` });

@@ -16,7 +16,10 @@ const e = (name: string, summary: string, load: () => Promise<{ command: Command
   load: async () => (await load()).command,
 });
 
-/** Sorted by name; a test holds it to that. Literal imports keep `deno compile` able to see them. */
+/**
+ * Sorted by name (tests/registry_test.ts holds it to that). Literal imports keep `deno compile`
+ * able to see them.
+ */
 export const REGISTRY: readonly Entry[] = [
   e("backfill", "archive every transcript on disk, detached", () => import("./backfill.ts")),
   e("compact", "give back the disk space retention freed", () => import("./compact.ts")),

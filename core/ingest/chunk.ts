@@ -10,6 +10,7 @@ import { deriveTurn } from "../index/derive.ts";
 import { captureLine } from "./capture.ts";
 import type { TranscriptTitles } from "../store/sessions_sql.ts";
 import { emptyTitles, noteTitle } from "../sessions/titles.ts";
+import { concat } from "../bytes.ts";
 
 const NL = 0x0a;
 const NEWLINE = new Uint8Array([NL]);
@@ -111,14 +112,4 @@ export function deriveChunk(i: ChunkInput): ChunkOutput {
     firstParentUuid,
     titles,
   };
-}
-
-function concat(parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
 }

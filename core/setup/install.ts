@@ -45,8 +45,6 @@ export interface InstallInput {
   env: Env;
   /** How to run this program again (Context.self). */
   self: string[];
-  /** Whether this build has `terminus backfill` (its detached worker is `backfill --work`). */
-  hasBackfill: boolean;
 }
 
 export type McpHow = "current" | "added" | "replaced" | "not registered";
@@ -218,9 +216,9 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
   }
   if (backfill.sizing && backfill.sizing.transcripts > 0) {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
-    const work = inp.hasBackfill ? ["backfill", "--work"] : ["ingest"];
     try {
-      spawnDetached([...argv, ...work], placed.env);
+      // the backfill's detached worker
+      spawnDetached([...argv, "backfill", "--work"], placed.env);
       backfill.started = true;
     } catch (e) {
       backfill.problem = `the backfill could not be started (${(e as Error).message})`;

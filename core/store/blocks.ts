@@ -4,6 +4,7 @@
  */
 import { type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
+import { concat } from "../bytes.ts";
 import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
 import { type DerivedRows, reopenIfFinal, writeDerived } from "./derived.ts";
 import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
@@ -240,14 +241,7 @@ export function readWholeStream(db: Db, sessionNo: number): Uint8Array {
   const rows = db.prepare("SELECT bytes FROM blocks WHERE session_no = ? ORDER BY block_no").all(
     sessionNo,
   ) as { bytes: Uint8Array }[];
-  const parts = rows.map((r) => decompress(r.bytes));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    out.set(p, o);
-    o += p.length;
-  }
-  return out;
+  return concat(rows.map((r) => decompress(r.bytes)));
 }
 
 export interface DamagedBlock {
