@@ -4,8 +4,8 @@
  * than `maxLine` (an oversized record, archived unparsed) is skipped without being joined.
  */
 import type { Db } from "./db.ts";
-import { Buffer } from "node:buffer";
 import { decompress } from "./codec.ts";
+import { concat } from "../bytes.ts";
 
 const NL = 0x0a;
 
@@ -16,7 +16,7 @@ export function* streamLines(db: Db, sessionNo: number, maxLine: number): Genera
   let parts: Uint8Array[] = [];
   let held = 0;
   let skipping = false;
-  const line = () => parts.length === 1 ? parts[0] : Buffer.concat(parts, held);
+  const line = () => parts.length === 1 ? parts[0] : concat(parts);
   for (let blockNo = 0;;) {
     const row = next.get(sessionNo, blockNo) as { no: number; bytes: Uint8Array } | undefined;
     if (!row) break;
