@@ -36,9 +36,18 @@ export const GIT_TIMEOUT_MS = 1_000;
 export const CLOSE_AFTER_MS = 6 * 60 * 60 * 1000;
 /** Sessions observed per pass; the rest wait. */
 export const OBSERVE_PER_PASS = 100;
+/** The pass's tail steps (drain, labels) commit this many rows at a time, so a killed pass keeps its progress. */
+export const TAIL_STEP_ROWS = 50;
 /** A pass commits its files in batches of at most this many bytes read, or this long. */
 export const PASS_BATCH_BYTES = 8 * 1024 * 1024;
 export const PASS_BATCH_MS = 250;
+/** A pass reads a transcript this many bytes at a time, so its memory is bounded whatever the file. */
+export const PASS_WINDOW_BYTES = 8 * 1024 * 1024;
+/**
+ * A line with no newline in this many bytes is oversized: archived as bytes, window by window,
+ * and never parsed or held whole.
+ */
+export const LINE_CAP_BYTES = 64 * 1024 * 1024;
 /** Retention acts on at most this many sessions per action per pass. */
 export const RETENTION_PER_PASS = 100;
 

@@ -4,7 +4,9 @@
  */
 import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
-import { readCheckedStream, readWholeStream } from "../store/blocks.ts";
+import { readCheckedStream } from "../store/blocks.ts";
+import { streamLines } from "../store/lines.ts";
+import { LINE_CAP_BYTES } from "../constants.ts";
 import {
   clearSearchIndex,
   deleteDerived,
@@ -169,14 +171,10 @@ export function fillTitles(db: Db): { sessions: number; skipped: number } {
   for (const t of titleFillTargets(db)) {
     const titles = emptyTitles();
     try {
-      const stream = readWholeStream(db, t.sessionNo);
-      let start = 0;
-      while (start < stream.length) {
-        let nl = stream.indexOf(0x0a, start);
-        if (nl < 0) nl = stream.length;
-        const rec = parseLine(stream.subarray(start, nl));
+      // line by line off the blocks: a multi-GB session costs this pass no more memory
+      for (const line of streamLines(db, t.sessionNo, LINE_CAP_BYTES)) {
+        const rec = parseLine(line);
         if (rec) noteTitle(titles, rec);
-        start = nl + 1;
       }
     } catch {
       skipped++; // damaged blocks: verify's to report; the session simply has no title yet

@@ -7,6 +7,7 @@ import { basename, dirname } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
   CLOSE_AFTER_MS,
+  LINE_CAP_BYTES,
   LINEAGE_MARK,
   PASS_BATCH_BYTES,
   PASS_BATCH_MS,
@@ -46,6 +47,7 @@ import { migrateAgentKeys } from "./migrate.ts";
 import { missingTranscript } from "./missing.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 import { rollback } from "../store/rollback.ts";
+import { nextWindow, rawChunk, readRange } from "./window.ts";
 import type { ProgressFactory } from "../progress.ts";
 
 export interface PassInput {
@@ -86,25 +88,6 @@ interface FileOutcome {
   turnsAdded: number;
   note?: string;
   excluded?: boolean;
-}
-
-const NL = 0x0a;
-
-function readRange(path: string, from: number, to: number): Uint8Array {
-  const f = Deno.openSync(path, { read: true });
-  try {
-    f.seekSync(from, Deno.SeekMode.Start);
-    const buf = new Uint8Array(to - from);
-    let got = 0;
-    while (got < buf.length) {
-      const n = f.readSync(buf.subarray(got));
-      if (n === null || n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got);
-  } finally {
-    f.close();
-  }
 }
 
 class Pass {
@@ -150,9 +133,14 @@ class Pass {
     }
     if (size === offset) return { committed: false, bytesRead: 0, turnsAdded: 0 };
 
-    const chunk = readRange(found.path, offset, size);
-    const end = chunk.lastIndexOf(NL) + 1; // a partial last line waits for the next pass
-    if (end === 0) return { committed: false, bytesRead: chunk.length, turnsAdded: 0 };
+    // one bounded window at a time: the caller comes back for the next one
+    const w = nextWindow(found.path, offset, size);
+    if (w.kind === "wait") return { committed: false, bytesRead: w.seen, turnsAdded: 0 };
+    if (w.kind === "raw" && w.starts) {
+      this.notes.push(
+        `${key.sessionKey}: a line with no newline in its first ${LINE_CAP_BYTES} bytes starts at byte ${offset}; it is archived as bytes and not parsed`,
+      );
+    }
     return {
       found,
       key,
@@ -160,9 +148,10 @@ class Pass {
       offset,
       size,
       mtimeMs,
+      raw: w.kind === "raw",
       input: {
-        chunk,
-        end,
+        chunk: w.chunk,
+        end: w.end,
         // The mode applies as records are archived; a session archived under two modes is
         // recorded as "mixed" (its file and stream offsets no longer line up for recovery).
         mode: cfg.capture.mode,
@@ -326,15 +315,32 @@ class Pass {
     // its segments once per batch instead of once per file. A pass killed mid-batch loses
     // only that batch's uncommitted work, which the next pass redoes from the watermarks; a
     // batch whose commit fails (a full disk) reports each of its files as failed.
+    // A file is read one bounded window at a time, each window its own savepoint with its
+    // rows and watermark, so a pass's memory does not grow with the file.
     const batch = new Batch(this.db, done);
     try {
       for (const f of files) {
-        batch.open();
-        try {
-          const p = this.prepare(f, this.keyOf(f));
-          batch.add(f, "input" in p ? await this.finish(p, deriveChunk(p.input)) : p);
-        } catch (e) {
-          done(f, e as Error);
+        const key = this.keyOf(f);
+        // the size first seen bounds this pass's work on the file: one still being written
+        // to faster than it is archived is left for the next pass, not chased
+        let upTo = Infinity;
+        for (let windows = 0;; windows++) {
+          batch.open();
+          try {
+            const p = this.prepare(f, key);
+            if (!("input" in p)) {
+              // a partial line after committed windows is not news: count it once, as before
+              if (windows === 0) batch.add(f, p);
+              break;
+            }
+            const r = await this.finish(p, p.raw ? rawChunk(p.input) : deriveChunk(p.input));
+            batch.add(f, r);
+            upTo = Math.min(upTo, p.size);
+            if (!r.committed || p.offset + p.input.end >= upTo) break;
+          } catch (e) {
+            done(f, e as Error);
+            break;
+          }
         }
       }
     } finally {
@@ -394,6 +400,8 @@ interface Prepared {
   offset: number;
   size: number;
   mtimeMs: number | null;
+  /** The window holds an oversized line's bytes: archived as they are, not parsed. */
+  raw: boolean;
   input: ChunkInput;
 }
 
@@ -478,6 +486,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
 
   run.filesSeen = files.length;
+  const committedFiles = new Set<string>();
   const progress = input.progress
     ? input.progress("archiving", pass.waiting(files), "bytes")
     : null;
@@ -497,7 +506,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
       excludedCount++;
       if (input.only) excludedOnly = true;
     }
-    if (r.committed) run.filesCommitted++;
+    // a file read in several windows is reported once per window: count the file once
+    if (r.committed && !committedFiles.has(f.path)) {
+      committedFiles.add(f.path);
+      run.filesCommitted++;
+    }
     run.bytesRead += r.bytesRead;
     run.turnsAdded += r.turnsAdded;
   });

@@ -56,7 +56,8 @@ function firstLine(s: string): string {
   return line.length > ERROR_LINE_MAX ? line.slice(0, ERROR_LINE_MAX) : line;
 }
 
-export function observe(stream: Uint8Array, branch: string | null): Mechanical {
+/** Observes a session from its lines, given one at a time so no whole stream is held. */
+export function observe(lines: Iterable<Uint8Array>, branch: string | null): Mechanical {
   const lists = {
     files_read: [] as string[],
     files_modified: [] as string[],
@@ -78,12 +79,8 @@ export function observe(stream: Uint8Array, branch: string | null): Mechanical {
   let first: string | null = null;
   let last: string | null = null;
   let compactions = 0;
-  let start = 0;
-  while (start < stream.length) {
-    let nl = stream.indexOf(0x0a, start);
-    if (nl < 0) nl = stream.length;
-    const rec: Rec | null = parseLine(stream.subarray(start, nl));
-    start = nl + 1;
+  for (const line of lines) {
+    const rec: Rec | null = parseLine(line);
     if (!rec || !isTurn(rec)) continue;
     turns++;
     const ts = str(rec.timestamp);

@@ -1,38 +1,45 @@
 /** The pass's observe step, and `observations regenerate`: both read the archived stream. */
 import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
-import { readWholeStream } from "../store/blocks.ts";
+import { streamLines } from "../store/lines.ts";
 import {
   rewriteMechanical,
   unobservedClosed,
   writeObservation,
 } from "../store/observations_sql.ts";
 import { listObservations, type Visibility } from "../store/query.ts";
-import { OBSERVE_PER_PASS } from "../constants.ts";
+import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
 import { initCodec } from "../store/codec.ts";
 
-/** Observes up to 100 closed sessions; returns notes for the run row. */
+/**
+ * Observes up to 100 closed sessions; returns notes for the run row. Each observation commits
+ * on its own, so a pass killed partway keeps what it observed and the next one goes on from
+ * there instead of starting over.
+ */
 export async function observeClosed(db: Db, now: Date): Promise<string[]> {
   const targets = unobservedClosed(db);
   const notes: string[] = [];
   if (targets.length === 0) return notes;
   await initCodec();
   let done = 0;
-  transaction(db, () => {
-    for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
-      let stream: Uint8Array;
+  for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
+    // one transaction each; a write that fails stops the step (the pass records it), and the
+    // observations before it are kept
+    const observed = transaction(db, () => {
+      let m: string;
       try {
-        stream = t.evicted ? new Uint8Array(0) : readWholeStream(db, t.sessionNo);
+        const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
+        m = JSON.stringify(observe(lines, t.branch));
       } catch (e) {
         notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
-        continue;
+        return false;
       }
-      const m = JSON.stringify(observe(stream, t.branch));
       writeObservation(db, t.sessionNo, now.toISOString(), m);
-      done++;
-    }
-  });
+      return true;
+    });
+    if (observed) done++;
+  }
   if (done > 0) notes.push(`${done} closed session(s) observed`);
   if (targets.length > OBSERVE_PER_PASS) {
     notes.push(
@@ -74,7 +81,7 @@ function regenerateAll(
       continue;
     }
     try {
-      const m = observe(readWholeStream(db, r.sessionNo), r.branch);
+      const m = observe(streamLines(db, r.sessionNo, LINE_CAP_BYTES), r.branch);
       rewriteMechanical(db, r.sessionNo, JSON.stringify(m));
       out.regenerated++;
     } catch (e) {

@@ -9,7 +9,30 @@ const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
 const SEARCHABLE = /[\p{L}\p{N}]/u;
 
 export function tokens(text: string): string[] {
-  return [...text.matchAll(TOKEN)].map((m) => m[0]).filter((t) => SEARCHABLE.test(t));
+  return [...eachToken(text)];
+}
+
+/** The searchable tokens of `text`, one at a time: a caller that stops early reads no further. */
+export function* eachToken(text: string): Generator<string> {
+  for (const m of text.matchAll(TOKEN)) if (SEARCHABLE.test(m[0])) yield m[0];
+}
+
+/**
+ * The first MAX_QUERY_TOKENS distinct tokens (case-insensitively), and whether there was
+ * another. It stops at that next distinct token, so a query of megabytes costs what its first
+ * few dozen distinct words cost, not a token array of the whole text.
+ */
+export function keepTerms(tokens: Iterable<string>): { terms: string[]; truncated: boolean } {
+  const seen = new Set<string>();
+  const terms: string[] = [];
+  for (const t of tokens) {
+    const k = t.toLowerCase();
+    if (seen.has(k)) continue;
+    if (terms.length >= MAX_QUERY_TOKENS) return { terms, truncated: true };
+    seen.add(k);
+    terms.push(t);
+  }
+  return { terms, truncated: false };
 }
 
 export interface Query {
@@ -27,19 +50,7 @@ export interface Query {
 }
 
 export function parseQuery(text: string): Query {
-  const seen = new Set<string>();
-  const terms: string[] = [];
-  let truncated = false;
-  for (const t of tokens(text)) {
-    const k = t.toLowerCase();
-    if (seen.has(k)) continue;
-    seen.add(k);
-    if (terms.length >= MAX_QUERY_TOKENS) {
-      truncated = true;
-      continue;
-    }
-    terms.push(t);
-  }
+  const { terms, truncated } = keepTerms(eachToken(text));
   const match = terms.length ? terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ") : null;
   const folded = terms.map((t) => t.toLowerCase());
   return { text, terms, folded, truncated, match, groups: [folded] };

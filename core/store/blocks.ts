@@ -140,8 +140,6 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
       // nothing new: put the partial block back untouched
       ins.run(no, firstBlock, head.length, blake3(head), compress(head));
     }
-    const hashes = (db.prepare("SELECT hash FROM blocks WHERE session_no = ? ORDER BY block_no")
-      .all(no) as { hash: Uint8Array }[]).map((r) => r.hash);
     const m = a.meta;
     db.prepare(
       `UPDATE session_meta SET
@@ -169,7 +167,7 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
     ).run({
       sessionId: m.sessionId,
       transcriptPath: m.transcriptPath,
-      checksum: sessionChecksum(hashes),
+      checksum: checksumOf(db, no),
       len: len + a.stream.length,
       firstTurnAt: m.firstTurnAt,
       lastTurnAt: m.lastTurnAt,
@@ -197,6 +195,18 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
     if (a.derived.length > 0) reopenIfFinal(db, no);
     return { sessionNo: no, turnsAdded: a.derived.length };
   });
+}
+
+/**
+ * The session checksum over its block hashes, concatenated by SQLite into one value: a file
+ * archived window by window recomputes it per window, and one small array per block made a
+ * multi-GB session's pass grow by hundreds of MiB of garbage.
+ */
+function checksumOf(db: Db, sessionNo: number): Uint8Array {
+  const r = db.prepare(
+    "SELECT CAST(group_concat(hash, x'' ORDER BY block_no) AS BLOB) AS hashes FROM blocks WHERE session_no = ?",
+  ).get(sessionNo) as { hashes: Uint8Array | null };
+  return blake3(r.hashes ?? new Uint8Array(0));
 }
 
 export function markDiverged(db: Db, sessionNo: number): void {
