@@ -7,8 +7,10 @@ import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
 import { hitDoc, search } from "../core/recall/search.ts";
 import { egress } from "../core/egress.ts";
+import { historyHits } from "../core/history/search.ts";
+import { hasHistoryTables } from "../core/store/history_sql.ts";
 import { normalisePath } from "../core/index/entities.ts";
-import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
+import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
 import {
   BOUND_OPTIONS,
   list,
@@ -63,27 +65,44 @@ export const command: Command = {
         return abs === n ? [n] : [n, abs];
       });
       const raw = a.values.raw === true;
-      const hits = search(o.db, {
+      const filter = egress(o.r.cfg.privacy.redactRecall && !raw);
+      const kind = str(a.values, "kind");
+      const tool = str(a.values, "tool");
+      // imported prompts are their own kind: --kind history_prompt asks for them alone
+      const onlyHistory = kind === HISTORY_KIND;
+      const hits = onlyHistory ? [] : search(o.db, {
         query: q,
         vis: scope.vis,
-        filters: { tool: str(a.values, "tool"), kind: str(a.values, "kind"), paths, since, until },
+        filters: { tool, kind, paths, since, until },
         limit,
-        filter: egress(o.r.cfg.privacy.redactRecall && !raw),
+        filter,
       });
+      // the spec's shape until history is imported; then `history` holds its hits
+      const imported = hasHistoryTables(o.db);
+      const history = imported && (onlyHistory || (!kind && !tool && paths.length === 0))
+        ? historyHits(o.db, q, scope.vis, { since, until, limit }, filter)
+        : [];
       const human = hits.map((h) =>
         `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
           h.sidechain ? "  (subagent)" : ""
         }\n    ${h.matched_on.some((m) => m.kind === "title") ? "title: " : ""}${h.excerpt}\n`
+      ).concat(
+        history.map((h) =>
+          `history  ${h.ts.slice(0, 16).replace("T", " ")}  ${h.project ?? "-"}\n    ${h.excerpt}\n`
+        ),
       );
       return outcome("search", {
         query: q.text,
         truncated: q.truncated,
         hits: hits.map((h) => hitDoc(h, true)),
+        ...(imported ? { history } : {}),
       }, {
         human,
         warnings,
-        counts: [`${hits.length} hit(s)`],
-        reason: hits.length === 0 ? "no turn matched every word" : null,
+        counts: [
+          `${hits.length} hit(s)${history.length ? `, ${history.length} history prompt(s)` : ""}`,
+        ],
+        reason: hits.length === 0 && history.length === 0 ? "no turn matched every word" : null,
       });
     } finally {
       o.db.close();

@@ -44,16 +44,34 @@ const COMMANDS: CommandSpec[] = [
     },
   },
   { name: "verify", json: true, noStore: { checked: 0, failures: [] } },
+  {
+    name: "import-history",
+    json: true,
+    noStore: {
+      added: 0,
+      already: 0,
+      broken: 0,
+      broken_lines: [],
+      dry_run: false,
+      excluded: 0,
+      file: null,
+      lines: 0,
+    },
+  },
 ];
 const JSON_COMMANDS = COMMANDS.filter((c) => c.json);
 
 const ALPHA = "/nonexistent/terminus-fixtures/alpha";
 const ID1 = "11111111-1111-4111-8111-111111111111";
 
-/** A sandbox whose store holds one archived session. */
+/** A sandbox whose store holds one archived session, beside a one-prompt history. */
 async function populated(): Promise<Sandbox> {
   const sb = await sandbox();
   await writeTranscript(sb.claude, ALPHA, `${ID1}.jsonl`, await fixture("every_record.jsonl"));
+  await Deno.writeTextFile(
+    join(sb.claude, "history.jsonl"),
+    JSON.stringify({ display: "hello", pastedContents: {}, timestamp: 1, project: ALPHA }) + "\n",
+  );
   const r = await runCli(sb, ["ingest"]);
   assert.equal(r.code, 0, r.err);
   return sb;
