@@ -1,7 +1,7 @@
 /**
  * terminus sessions: every archived session in the project, newest first, one line each.
  * Verbs on one session (by number, UUID, UUID prefix or path): show, export, restore, name,
- * tag, untag.
+ * tag, untag; and browse, the interactive browser.
  */
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
@@ -20,6 +20,9 @@ import { renderText } from "../core/sessions/render.ts";
 import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
 import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
 import { planRestore, writeRestore } from "../core/sessions/restore.ts";
+import { runBrowser, stdTerminal } from "../core/browse/screen.ts";
+import { storeSource } from "../core/browse/source.ts";
+import { resolveScope } from "../core/recall/scope.ts";
 import { tagProblem } from "../core/sessions/titles.ts";
 import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
 import {
@@ -32,7 +35,7 @@ import {
   wholeFlag,
 } from "./common.ts";
 
-const VERBS = ["show", "export", "restore", "name", "tag", "untag"] as const;
+const VERBS = ["show", "export", "restore", "browse", "name", "tag", "untag"] as const;
 type Verb = typeof VERBS[number] | "list";
 
 /** Which options each verb takes (besides --json, which the registry adds). */
@@ -41,6 +44,7 @@ const VERB_OPTIONS: Record<Verb, string[]> = {
   show: ["full", "no-pager", "raw"],
   export: ["format", "raw"],
   restore: ["to", "dry-run"],
+  browse: [],
   name: ["clear"],
   tag: [],
   untag: [],
@@ -71,6 +75,7 @@ const EMPTY: Record<Verb, () => unknown> = {
   show: () => ({ session: null, messages: [] }),
   export: () => ({ session: null, format: null, path: null, bytes: 0 }),
   restore: () => ({ session: null, config: null, files: [], resume: null, dry_run: false }),
+  browse: () => null,
   name: () => ({ session: null, changed: false }),
   tag: () => ({ session: null, changed: [] }),
   untag: () => ({ session: null, changed: [] }),
@@ -232,6 +237,34 @@ async function restore(ctx: Context, a: Parsed): Promise<Outcome> {
   }
 }
 
+async function browse(ctx: Context, a: Parsed): Promise<Outcome> {
+  if (a.json) throw new UsageError("sessions browse is interactive; it takes no --json");
+  if (a.positionals.length > 1) {
+    throw new UsageError(`sessions browse takes no argument; '${a.positionals[1]}' is extra`);
+  }
+  const term = stdTerminal(); // before the store: no terminal, nothing opened
+  const o = await openForRead(ctx);
+  if (!o.db) throw new NotFoundError(o.reason);
+  try {
+    const scope = resolveScope(o.db, o.r.cfg, ctx.cwd, undefined);
+    const src = storeSource({
+      db: o.db,
+      store: o.r.store,
+      cfg: o.r.cfg,
+      cwd: ctx.cwd,
+      roots: o.r.roots,
+      current: scope.ok ? scope.vis : null,
+    });
+    const line = await runBrowser(term, src, ctx.env("NO_COLOR") === undefined);
+    return outcome("sessions browse", null, {
+      human: line ? [line + "\n"] : [],
+      warnings: o.warnings,
+    });
+  } finally {
+    o.db.close();
+  }
+}
+
 /** name / tag / untag: find the session read-only, then write only the handle. */
 async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): Promise<Outcome> {
   const ref = refArg(a, verb);
@@ -301,6 +334,7 @@ export const command: Command = {
     "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",
     "terminus sessions export <session> [<path>] --format md|html|jsonl [--raw] [--json]",
     "terminus sessions restore <session> [--to <dir>] [--dry-run] [--json]",
+    "terminus sessions browse",
     'terminus sessions name <session> "<title>" | --clear [--json]',
     "terminus sessions tag|untag <session> <tag>... [--json]",
   ].join("\n  "),
@@ -334,6 +368,8 @@ export const command: Command = {
         return exportOne(ctx, a);
       case "restore":
         return restore(ctx, a);
+      case "browse":
+        return browse(ctx, a);
       default:
         return handle(ctx, a, verb);
     }
