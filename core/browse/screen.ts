@@ -152,8 +152,6 @@ export function press(s: State, key: Key, src: BrowseSource): void {
   }
   switch (key.k) {
     case "ctrl-c":
-      s.done = { print: null };
-      return;
     case "esc":
       s.done = { print: null };
       return;
