@@ -236,7 +236,7 @@ Deno.test("restore: refused, with the reason, under capture lean and for an evic
     const m = await made();
     await using _ = m.w;
     const r = await m.w.run(["sessions", "restore", m.side], { cwd: m.alpha });
-    assert.equal(r.code, 2);
+    assert.equal(r.code, 1);
     assert.match(r.err, /is a subagent's sidecar; restore its parent session/);
     const u = await m.w.run(["sessions", "restore"], { cwd: m.alpha });
     assert.equal(u.code, 2);

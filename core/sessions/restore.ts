@@ -10,7 +10,7 @@
 import { basename, dirname, join, resolve } from "../posix.ts";
 import { covers } from "../paths.ts";
 import { DIR_MODE, FILE_MODE, LINEAGE_MARK } from "../constants.ts";
-import { NotFoundError, PathError, TerminusError, UsageError } from "../errors.ts";
+import { NotFoundError, PathError, TerminusError } from "../errors.ts";
 import type { Db } from "../store/db.ts";
 import { listSessions, type SessionRow, type Visibility } from "../store/query.ts";
 import { restoreFacts } from "../store/restore_sql.ts";
@@ -95,7 +95,7 @@ export function planRestore(
   o: { roots: string[]; to: string | null; cwd: string; dryRun: boolean },
 ): RestorePlan {
   if (row.sidecar) {
-    throw new UsageError(
+    throw new TerminusError(
       `session #${row.session_no} is a subagent's sidecar; restore its parent session, which brings its sidecars back with it`,
     );
   }
