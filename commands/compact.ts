@@ -6,7 +6,7 @@ import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { type FileSizes, fileSizes } from "../core/store/inspect.ts";
 import { compactStore } from "../core/store/maintenance.ts";
-import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
 
 const zero = (): FileSizes => ({ db: 0, wal: 0, shm: 0, total: 0 });
 const empty = () => ({ before: zero(), after: zero(), reclaimed_bytes: 0 });
@@ -32,37 +32,24 @@ export const command: Command = {
   positionals: false,
   json: true,
   empty,
-  run(ctx) {
+  async run(ctx) {
     const r = resolveAll(ctx);
     // checked before the lock, which would create the data directory
     if (!exists(r.store)) {
-      return Promise.resolve(outcome("compact", empty(), {
+      return outcome("compact", empty(), {
         reason: `no store yet at ${r.store}; there is nothing to reclaim`,
-      }));
+      });
     }
     const ro = openRead(r.store); // refuses a file that is not a store this build reads
     if (!ro) {
-      return Promise.resolve(outcome("compact", empty(), {
+      return outcome("compact", empty(), {
         reason: `no store yet at ${r.store}; there is nothing to reclaim`,
-      }));
+      });
     }
-    let lock;
-    try {
-      lock = tryIngestLock(r.dataDir);
-      if (!lock) {
-        // nothing moved: one measurement, with a connection open, stands for both
-        const sizes = fileSizes(r.store);
-        return Promise.resolve(outcome("compact", doc(sizes, sizes), {
-          ok: false,
-          reason: `${lockHeldMessage(r.dataDir)}; a pass is running, so nothing was compacted`,
-          human: [human(sizes, sizes)],
-          warnings: ro.warnings,
-        }));
-      }
-    } finally {
+    let open = true;
+    const done = await withIngestLock(r.dataDir, () => {
       ro.db.close();
-    }
-    try {
+      open = false;
       const c = compactStore(r.store);
       const warnings = [...ro.warnings];
       if (c.checkpointBusy) {
@@ -72,16 +59,27 @@ export const command: Command = {
       }
       // a compaction asked for and not done is a failure, with what was measured as evidence
       const stranded = c.stranded > 0;
-      return Promise.resolve(outcome("compact", doc(c.before, c.after), {
+      return outcome("compact", doc(c.before, c.after), {
         ok: !stranded,
         reason: stranded
           ? `${r.store} was made without incremental vacuum, so its ${c.stranded} free page(s) cannot be given back: VACUUM needs permissions Terminus never runs with`
           : null,
         human: [human(c.before, c.after)],
         warnings,
-      }));
+      });
+    });
+    if (done !== LOCK_HELD) return done;
+    try {
+      // nothing moved: one measurement, with a connection open, stands for both
+      const sizes = fileSizes(r.store);
+      return outcome("compact", doc(sizes, sizes), {
+        ok: false,
+        reason: `${lockHeldMessage(r.dataDir)}; a pass is running, so nothing was compacted`,
+        human: [human(sizes, sizes)],
+        warnings: ro.warnings,
+      });
     } finally {
-      lock.release();
+      if (open) ro.db.close();
     }
   },
 };

@@ -8,7 +8,7 @@ import type { Command } from "./types.ts";
 import { escapeControls, humanBytes, type Outcome, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { dataDir as resolveDataDir } from "../core/paths.ts";
-import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
 import { DIR_MODE } from "../core/constants.ts";
 import {
   insideDataDir,
@@ -161,9 +161,8 @@ export async function moveData(
     }
   }
 
-  const lock = tryIngestLock(source);
-  if (!lock) return refuse(`${lockHeldMessage(source)}; nothing moved`);
-  try {
+  // copied, recorded and deleted under the ingest lock, so no pass writes meanwhile
+  const moved = await withIngestLock(source, () => {
     const changed = recheckTarget(target, before, ours);
     if (changed) return refuse(changed);
     const cleared: string[] = [];
@@ -226,9 +225,8 @@ export async function moveData(
       ? [`TERMINUS_DATA_DIR still names ${overridden}; unset it to use ${target}`]
       : [];
     return outcome(NAME, null, { counts: done, warnings });
-  } finally {
-    lock.release();
-  }
+  });
+  return moved === LOCK_HELD ? refuse(`${lockHeldMessage(source)}; nothing moved`) : moved;
 }
 
 export const command: Command = {

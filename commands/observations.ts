@@ -9,9 +9,8 @@ import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, durationText as duration } from "../core/time.ts";
 import { listObservations } from "../core/store/query.ts";
-import { openWrite } from "../core/store/db.ts";
 import { regenerate } from "../core/observe/step.ts";
-import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
 import { initCodec } from "../core/store/codec.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openForRead, scopeOf, str } from "./common.ts";
@@ -88,6 +87,8 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
   }
 }
 
+const REGENERATE = "observations regenerate";
+
 async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
   if (a.positionals.length > 1) {
     throw new UsageError(`observations regenerate takes no argument '${a.positionals[1]}'`);
@@ -97,31 +98,26 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
   }
   const since = boundFlag("--since", str(a.values, "since"), "start");
   const empty = { since, selected: 0, regenerated: 0, notes: [] as string[] };
-  const r = resolveAll(ctx);
-  const ro = await openForRead(ctx);
-  if (!ro.db) return outcome("observations regenerate", empty, { reason: ro.reason });
-  ro.db.close();
-  const lock = tryIngestLock(r.dataDir);
-  if (!lock) {
-    return outcome("observations regenerate", empty, {
-      ok: false,
-      reason: lockHeldMessage(r.dataDir),
-    });
-  }
+  // a failure is this subcommand's, with its own name and the bound it was given
+  const failed = (reason: string) => outcome(REGENERATE, empty, { ok: false, exitCode: 1, reason });
   try {
+    const r = resolveAll(ctx);
+    const ro = await openForRead(ctx);
+    if (!ro.db) return outcome(REGENERATE, empty, { reason: ro.reason });
+    ro.db.close();
     await initCodec();
-    const { db } = openWrite(r.store);
-    try {
+    const done = await withLockedStore(r.dataDir, r.store, (db) => {
       const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress);
-      return outcome("observations regenerate", { since, ...res }, {
-        warnings: res.notes,
-        counts: [`${res.selected} selected, ${res.regenerated} regenerated`],
+      // as reindex: under --json the document alone carries the notes; in human mode they
+      // go to stderr with the counts
+      return outcome(REGENERATE, { since, ...res }, {
+        counts: [...res.notes, `${res.selected} selected, ${res.regenerated} regenerated`],
       });
-    } finally {
-      db.close();
-    }
-  } finally {
-    lock.release();
+    });
+    return done === LOCK_HELD ? failed(lockHeldMessage(r.dataDir)) : done;
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return failed((e as Error).message);
   }
 }
 
@@ -134,7 +130,12 @@ export const command: Command = {
   json: true,
   empty: (a) =>
     a.positionals[0] === "regenerate"
-      ? { since: null, selected: 0, regenerated: 0, notes: [] }
+      ? {
+        since: typeof a.values.since === "string" ? a.values.since : null,
+        selected: 0,
+        regenerated: 0,
+        notes: [],
+      }
       : { observations: [] },
   run(ctx, a) {
     const regenerateIdx = a.positionals.indexOf("regenerate");

@@ -2,8 +2,8 @@
 import type { Command } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
-import { openRead, openWrite } from "../core/store/db.ts";
-import { lockHeldMessage, tryIngestLock } from "../core/ingest/lock.ts";
+import { openRead } from "../core/store/db.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
 import { initCodec } from "../core/store/codec.ts";
 import { rebuildDerived } from "../core/index/reindex.ts";
 
@@ -25,35 +25,28 @@ export const command: Command = {
       });
     }
     ro.db.close();
-    const lock = tryIngestLock(r.dataDir);
-    if (!lock) {
+    await initCodec();
+    const done = await withLockedStore(r.dataDir, r.store, (db) => {
+      const res = rebuildDerived(db, undefined, ctx.progress);
+      const failed = res.skipped.length > 0;
+      // human mode only: under --json the document carries the same facts
+      const counts = res.skipped.map((s) => `${s.session_key}: skipped: ${s.reason}`);
+      if (res.preserved > 0) {
+        counts.push(
+          `${res.preserved} evicted session(s) carried across with their rows as they were`,
+        );
+      }
+      counts.push(`${res.sessions} session(s), ${res.turns} turn(s) rebuilt`);
+      return outcome("reindex", res, {
+        ok: !failed,
+        exitCode: failed ? 1 : 0,
+        reason: failed ? `${res.skipped.length} session(s) could not be rebuilt` : null,
+        counts,
+      });
+    });
+    if (done === LOCK_HELD) {
       return outcome("reindex", empty(), { ok: false, reason: lockHeldMessage(r.dataDir) });
     }
-    try {
-      await initCodec();
-      const { db } = openWrite(r.store);
-      try {
-        const res = rebuildDerived(db, undefined, ctx.progress);
-        const failed = res.skipped.length > 0;
-        // human mode only: under --json the document carries the same facts
-        const counts = res.skipped.map((s) => `${s.session_key}: skipped: ${s.reason}`);
-        if (res.preserved > 0) {
-          counts.push(
-            `${res.preserved} evicted session(s) carried across with their rows as they were`,
-          );
-        }
-        counts.push(`${res.sessions} session(s), ${res.turns} turn(s) rebuilt`);
-        return outcome("reindex", res, {
-          ok: !failed,
-          exitCode: failed ? 1 : 0,
-          reason: failed ? `${res.skipped.length} session(s) could not be rebuilt` : null,
-          counts,
-        });
-      } finally {
-        db.close();
-      }
-    } finally {
-      lock.release();
-    }
+    return done;
   },
 };

@@ -5,6 +5,7 @@ import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { counts, fileSizes } from "../core/store/inspect.ts";
 import { IN_FLIGHT_NOTE, lastRun } from "../core/store/runs.ts";
+import { rootProblems } from "../core/roots.ts";
 
 const lines = (s: string | null) => (s ? s.split("\n") : null);
 
@@ -41,15 +42,19 @@ export const command: Command = {
   empty,
   run(ctx) {
     const r = resolveAll(ctx);
+    // configured roots are used as written: one that is not there is walked for nothing
+    const roots = r.cfg.roots.length > 0 ? rootProblems(r.roots) : [];
     const opened = openRead(r.store);
     if (!opened) {
       const unusable = unusableDataDir(r.dataDir);
       return Promise.resolve(outcome("status", empty(), {
         ok: unusable === null,
         reason: unusable ?? `no store yet at ${r.store}; the first archive pass creates it`,
+        warnings: roots,
       }));
     }
-    const { db, warnings } = opened;
+    const { db } = opened;
+    const warnings = [...roots, ...opened.warnings];
     try {
       const c = counts(db);
       const run = lastRun(db);

@@ -1,11 +1,13 @@
 /**
- * Time bounds: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS.mmmZ`, UTC, both inclusive. A bare date
- * means the start of the day in --since and the end of it in --until.
+ * Time bounds: `YYYY-MM-DD`, or an RFC 3339 time (`YYYY-MM-DDTHH:MM:SS`, any fraction or none,
+ * `Z` or an offset), both inclusive; a time is compared in UTC with millisecond precision.
+ * A bare date means the start of the day (UTC) in --since and the end of it in --until.
  */
 import { UsageError } from "./errors.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
+const STAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
 
 function real(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): boolean {
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return false;
@@ -22,12 +24,22 @@ export function parseBound(value: string, end: "start" | "end"): string | null {
     return `${m[1]}-${m[2]}-${m[3]}T${end === "start" ? "00:00:00.000" : "23:59:59.999"}Z`;
   }
   m = STAMP.exec(value);
-  if (m) {
-    const n = m.slice(1).map(Number);
-    if (!real(n[0], n[1], n[2], n[3], n[4], n[5], n[6])) return null;
-    return value;
+  if (!m) return null;
+  const n = m.slice(1, 7).map(Number);
+  if (!real(n[0], n[1], n[2], n[3], n[4], n[5])) return null;
+  // stored times have milliseconds: a finer fraction is rounded inward, so the bound keeps
+  // out what lies outside it
+  const frac = (m[7] ?? "").padEnd(9, "0");
+  let ms = Number(frac.slice(0, 3));
+  if (end === "start" && Number(frac.slice(3)) > 0) ms++;
+  let offsetMin = 0;
+  if (!m[8]) {
+    const [oh, om] = [Number(m[10]), Number(m[11])];
+    if (oh > 23 || om > 59) return null;
+    offsetMin = (m[9] === "-" ? -1 : 1) * (oh * 60 + om);
   }
-  return null;
+  const t = Date.UTC(n[0], n[1] - 1, n[2], n[3], n[4], n[5], ms) - offsetMin * 60_000;
+  return new Date(t).toISOString();
 }
 
 export function boundFlag(
@@ -39,7 +51,7 @@ export function boundFlag(
   const b = parseBound(value, end);
   if (b === null) {
     throw new UsageError(
-      `${flag} takes a UTC time as YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ; '${value}' is not a real date or time in either form`,
+      `${flag} takes a date as YYYY-MM-DD or a time as YYYY-MM-DDTHH:MM:SS with an optional fraction and Z or an offset such as +02:00; '${value}' is not a real date or time in either form`,
     );
   }
   return b;

@@ -14,6 +14,7 @@ import {
   query,
   runCli,
   sandbox,
+  writeConfig,
 } from "./helpers.ts";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 import { compress, decompress, initCodec } from "../core/store/codec.ts";
@@ -284,4 +285,190 @@ Deno.test("a step that fails is recorded in the run row and shown, and the row i
   const doc = parseEnvelope((await runCli(w.sb, ["doctor", "--json"])).out);
   const check = (doc.data as Record<string, { state: string }>).last_run;
   assert.equal(check.state, "problem");
+});
+
+Deno.test('observations record commits made with -am, -sm, -m"msg" and --message=', async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const t = new Transcript({
+    sessionId: "50505050-0000-4000-8000-000000000001",
+    cwd: alpha,
+    start: OLD,
+  });
+  const commands = [
+    'git commit -am "all tracked"',
+    "git commit -sm 'signed off'",
+    'git commit -m"attached"',
+    "git commit --message=plain",
+    'git commit --message="quoted words"',
+    "git log --format=%m",
+  ];
+  for (const c of commands) {
+    t.toolUse("Bash", { command: c });
+    t.toolResult("ok");
+  }
+  await put(w, t);
+  await ingest(w);
+  const obs = (await w.json(["observations", "--project", alpha], { cwd: alpha })).data
+    .observations as { mechanical: { commits: string[] } }[];
+  assert.deepEqual(obs[0].mechanical.commits, [
+    "all tracked",
+    "signed off",
+    "attached",
+    "plain",
+    "quoted words",
+  ]);
+});
+
+Deno.test("observations regenerate: a failure names the subcommand and echoes --since; notes go to the document only under --json", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const t = new Transcript({
+    sessionId: "60606060-0000-4000-8000-000000000001",
+    cwd: alpha,
+    start: OLD,
+  });
+  t.user("to be observed");
+  await put(w, t);
+  await ingest(w);
+  const [{ key }] = query<{ key: string }>(w.sb.store, "SELECT session_key AS key FROM sessions");
+  // a block that no longer decompresses: its session cannot be recomputed
+  const db = new DatabaseSync(w.sb.store);
+  try {
+    db.exec("UPDATE blocks SET bytes = x'00010203'");
+  } finally {
+    db.close();
+  }
+  const j = await w.run(["observations", "regenerate", "--json"], { cwd: alpha });
+  assert.equal(j.code, 0, j.err);
+  assert.equal(j.err, "", "under --json the notes are in the document only");
+  const doc = parseEnvelope(j.out);
+  assert.equal(doc.command, "observations regenerate");
+  const notes = (doc.data as { notes: string[] }).notes;
+  assert.equal(notes.length, 1);
+  assert.ok(notes[0].includes(key));
+  const h = await w.run(["observations", "regenerate"], { cwd: alpha });
+  assert.equal(h.code, 0);
+  assert.ok(h.err.includes(key), "in human mode the note goes to stderr");
+  assert.equal(h.stdout.length, 0);
+
+  // an operational failure: the store cannot be read
+  await Deno.writeTextFile(w.sb.store, "not a database at all, just text ".repeat(200));
+  for (const f of ["-wal", "-shm"]) await Deno.remove(w.sb.store + f).catch(() => {});
+  const bad = await w.run(["observations", "regenerate", "--since", "2026-01-01", "--json"], {
+    cwd: alpha,
+  });
+  assert.equal(bad.code, 1, bad.err);
+  const fail = parseEnvelope(bad.out);
+  assert.equal(fail.command, "observations regenerate");
+  assert.equal(fail.ok, false);
+  assert.equal((fail.data as { since: string }).since, "2026-01-01T00:00:00.000Z");
+});
+
+Deno.test("time bounds take RFC 3339 with or without a fraction and with any offset", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  for (const [n, start] of [[1, "2026-01-05T09:00:00.000Z"], [2, "2026-01-05T11:00:00.000Z"]]) {
+    const t = new Transcript({
+      sessionId: `70707070-0000-4000-8000-00000000000${n}`,
+      cwd: alpha,
+      start: start as string,
+    });
+    t.user(`session ${n}`);
+    await put(w, t);
+  }
+  await ingest(w);
+  const keys = async (since: string) => {
+    const d = (await w.json(["sessions", "--project", "*", "--since", since], { cwd: alpha }))
+      .data as { sessions: { session_id: string }[] };
+    return d.sessions.map((s) => s.session_id).sort();
+  };
+  const want = await keys("2026-01-05T10:00:00.000Z");
+  assert.equal(want.length, 1);
+  for (
+    const v of [
+      "2026-01-05T10:00:00Z",
+      "2026-01-05T10:00:00.5Z",
+      "2026-01-05T12:00:00+02:00",
+      "2026-01-05T08:30:00.000000-01:30",
+      "2026-01-05t10:00:00z",
+    ]
+  ) {
+    assert.deepEqual(await keys(v), want, v);
+  }
+  assert.equal((await keys("2026-01-05T10:00:00+02:00")).length, 2, "08:00 UTC");
+});
+
+Deno.test('roots = ["~/.claude"] walks nothing, and status and doctor say so', async () => {
+  await using sb = await sandbox();
+  await writeConfig(sb, 'roots = ["~/.claude", "relative/claude"]\n');
+  for (const args of [["status"], ["status", "--json"]]) {
+    const r = await runCli(sb, args, { cwd: sb.dir });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /the transcript root ~\/\.claude does not exist.*~ is not expanded/);
+    assert.match(r.err, /the transcript root relative\/claude does not exist/);
+  }
+  await cliOk(sb, ["ingest"]);
+  const s = await runCli(sb, ["status"], { cwd: sb.dir });
+  assert.match(s.err, /~\/\.claude does not exist/, "with a store too");
+  const doc = parseEnvelope((await runCli(sb, ["doctor", "--json"], { cwd: sb.dir })).out);
+  const check = (doc.data as Record<string, { state: string; finding: string }>).config_roots;
+  assert.equal(check.state, "problem");
+  assert.match(check.finding, /~\/\.claude does not exist/);
+
+  // a root that is there raises nothing
+  await writeConfig(sb, `roots = [${JSON.stringify(sb.claude)}]\n`);
+  const fine = await runCli(sb, ["status"], { cwd: sb.dir });
+  assert.doesNotMatch(fine.err, /transcript root/);
+});
+
+Deno.test("2.0.x agent-<id>.jsonl files of the same name in two projects stay two sessions, and an old store is re-keyed", async () => {
+  await using w = await world();
+  const [alpha, beta] = [w.dir("alpha"), w.dir("beta")];
+  const agent = (cwd: string, words: string) => {
+    const t = new Transcript({
+      sessionId: "80808080-0000-4000-8000-000000000001",
+      cwd,
+      start: OLD,
+      sidechain: true,
+    });
+    t.user(words);
+    t.assistant(`${words} done`);
+    return t;
+  };
+  const a = await put(w, agent(alpha, "alpha agent task"), "agent-same.jsonl");
+  await ingest(w);
+  const store = w.sb.store;
+  // an earlier build keyed it by its bare name: put the store back that way
+  const db = new DatabaseSync(store);
+  try {
+    db.exec("UPDATE sessions SET session_key = 'agent-same.jsonl'");
+    db.exec("DELETE FROM meta WHERE key = 'agent_keys_canonical'");
+  } finally {
+    db.close();
+  }
+  const b = await put(
+    w,
+    agent(beta, "beta agent work, a longer transcript than alpha's"),
+    "agent-same.jsonl",
+  );
+  await ingest(w);
+  const keys = query<{ k: string }>(store, "SELECT session_key AS k FROM sessions ORDER BY k")
+    .map((r) => r.k);
+  assert.deepEqual(keys, [await Deno.realPath(a), await Deno.realPath(b)].sort());
+  await assertArchiveEqualsFiles(store, w.sb.claude, [a, b]);
+  assert.deepEqual(
+    query(store, "SELECT transcript_diverged AS d FROM session_meta"),
+    [{ d: 0 }, { d: 0 }],
+    "neither is flagged diverged",
+  );
+  const s = parseEnvelope((await cliOk(w.sb, ["status", "--json"])).out);
+  const notes = (s.data.last_run as { notes: string[] | null }).notes ?? [];
+  assert.ok(notes.some((n) => /agent-same\.jsonl re-keyed as /.test(n)), JSON.stringify(notes));
+  // and both grow on: each file's new turns reach its own session
+  await Deno.writeTextFile(b, agent(beta, "more beta").text(), { append: true });
+  await ingest(w);
+  await assertArchiveEqualsFiles(store, w.sb.claude, [a, b]);
+  const v = parseEnvelope((await cliOk(w.sb, ["verify", "--json"])).out);
+  assert.deepEqual(v.data.failures, []);
 });

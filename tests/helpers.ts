@@ -486,7 +486,10 @@ export function query<T = Record<string, unknown>>(
 export function keyOf(root: string, path: string): string {
   const projects = join(root, "projects") + "/";
   if (!path.startsWith(projects)) throw new Error(`${path} is not under ${projects}`);
-  return path.slice(projects.length).split("/").slice(1).join("/");
+  const rest = path.slice(projects.length).split("/").slice(1);
+  // an agent-*.jsonl directly in a project folder is outside the two shapes: its canonical path
+  if (rest.length === 1 && rest[0].startsWith("agent-")) return Deno.realPathSync(path);
+  return rest.join("/");
 }
 
 /** Fails with the first differing offset rather than dumping two large arrays. */

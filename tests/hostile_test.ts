@@ -407,7 +407,7 @@ Deno.test({
       await writeConfig(sb, "[snapshot]\nenabled = false\n");
       await Deno.writeFile(
         join(mnt, "filler2"),
-        new Uint8Array((await freeBytes(mnt)) - 1_500_000),
+        new Uint8Array(Math.max(0, (await freeBytes(mnt)) - 1_500_000)),
       );
       await session(4_000_000);
       const third = await runCli(sb, ["ingest"]);

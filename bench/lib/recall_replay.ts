@@ -222,25 +222,8 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
       }
       if (res.examples.length < keepExamples) res.examples.push(fired);
     }
-    for (const n of namedPrompts(storePath)) {
-      const t0 = performance.now();
-      recall({
-        db,
-        vis: { project: n.project, exclude: [] },
-        sessionId: "00000000-0000-4000-8000-000000000000",
-        spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
-        thresholds: THRESHOLDS,
-        suppress: new Map(),
-        owedKnown: null,
-        promptChars: PROMPT_CHARS_DEFAULT,
-        filter: (s) => s,
-      });
-      const ms = performance.now() - t0;
-      res.namedMs.push(ms);
-      res.lookupMs.push(ms);
-    }
-    for (const n of neverArchivedPrompts(storePath)) {
-      res.never.prompts++;
+    // a session of its own, with nothing visible and nothing handed over yet
+    const fresh = (n: { prompt: string; cwd: string; project: string }) => {
       const t0 = performance.now();
       const r = recall({
         db,
@@ -253,8 +236,14 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
         promptChars: PROMPT_CHARS_DEFAULT,
         filter: (s) => s,
       });
-      res.lookupMs.push(performance.now() - t0);
-      if (r.injected.length) {
+      const ms = performance.now() - t0;
+      res.lookupMs.push(ms);
+      return { r, ms };
+    };
+    for (const n of namedPrompts(storePath)) res.namedMs.push(fresh(n).ms);
+    for (const n of neverArchivedPrompts(storePath)) {
+      res.never.prompts++;
+      if (fresh(n).r.injected.length) {
         res.never.fired++;
         res.never.firedPrompts.push(n.prompt);
       }

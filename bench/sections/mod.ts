@@ -15,10 +15,12 @@ import { section as search } from "./search.ts";
 import { section as maintenance } from "./maintenance.ts";
 import { section as hooks } from "./hooks.ts";
 import { section as recall } from "./recall.ts";
+import { section as real } from "./real.ts";
 
 export const SECTIONS: Section[] = [
   floor,
   backfill,
+  real,
   archive,
   compression,
   storage,

@@ -3,13 +3,12 @@
  * project's prompts removed unlogged, and counted), then label decisions of closed sessions.
  */
 import { join } from "../posix.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, transaction } from "../store/db.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { QUEUE_DIR } from "../paths.ts";
 import { insertDecision, unlabelledClosed, writeLabels } from "../store/decisions.ts";
 import type { DecisionDoc } from "../inject/queue.ts";
 import { judge } from "./labels.ts";
-import { rollback } from "../store/rollback.ts";
 
 export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   const dir = join(dataDir, QUEUE_DIR);
@@ -25,8 +24,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   let logged = 0;
   let excluded = 0;
   const done: string[] = [];
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  transaction(db, () => {
     for (const name of names) {
       let d: DecisionDoc;
       try {
@@ -51,11 +49,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
       });
       logged++;
     }
-    db.exec("COMMIT");
-  } catch (e) {
-    rollback(db);
-    throw e;
-  }
+  });
   // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
   for (const name of done) {
     try {
@@ -72,8 +66,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
 export function labelClosed(db: Db): string[] {
   const rows = unlabelledClosed(db);
   if (!rows.length) return [];
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  transaction(db, () => {
     for (const r of rows) {
       const d = JSON.parse(r.doc) as DecisionDoc;
       writeLabels(
@@ -87,10 +80,6 @@ export function labelClosed(db: Db): string[] {
         }),
       );
     }
-    db.exec("COMMIT");
-  } catch (e) {
-    rollback(db);
-    throw e;
-  }
+  });
   return [`${rows.length} decision(s) labelled`];
 }

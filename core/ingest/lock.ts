@@ -5,6 +5,7 @@
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { LOCK_FILE } from "../paths.ts";
+import { type Db, openWrite } from "../store/db.ts";
 
 export interface Lock {
   release(): void;
@@ -42,4 +43,40 @@ export function tryIngestLock(dataDir: string): Lock | null {
 
 export function lockHeldMessage(dataDir: string): string {
   return `another Terminus process holds the ingest lock (${join(dataDir, LOCK_FILE)})`;
+}
+
+/** What `withIngestLock` returns when another process holds the lock: nothing was run. */
+export const LOCK_HELD: unique symbol = Symbol("the ingest lock is held");
+
+/**
+ * Every writer takes the ingest lock here: `fn` runs holding it and it is released however
+ * `fn` ends. Returns LOCK_HELD, having run nothing, when another process holds it.
+ */
+export async function withIngestLock<T>(
+  dataDir: string,
+  fn: () => T | Promise<T>,
+): Promise<T | typeof LOCK_HELD> {
+  const lock = tryIngestLock(dataDir);
+  if (!lock) return LOCK_HELD;
+  try {
+    return await fn();
+  } finally {
+    lock.release();
+  }
+}
+
+/** The store opened for writing under the ingest lock, closed and released when `fn` ends. */
+export function withLockedStore<T>(
+  dataDir: string,
+  store: string,
+  fn: (db: Db) => T | Promise<T>,
+): Promise<T | typeof LOCK_HELD> {
+  return withIngestLock(dataDir, async () => {
+    const { db } = openWrite(store);
+    try {
+      return await fn(db);
+    } finally {
+      db.close();
+    }
+  });
 }

@@ -3,7 +3,7 @@
  * A file that fails is recorded and the pass goes on; nothing archived is ever rewritten
  * except the trailing partial block.
  */
-import { basename, dirname, join } from "../posix.ts";
+import { basename, dirname } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
   CLOSE_AFTER_MS,
@@ -17,7 +17,6 @@ import {
   clearRebuildPending,
   type Db,
   DERIVED_SHAPE_SINCE,
-  openWrite,
   rebuildPendingFrom,
   transaction,
 } from "../store/db.ts";
@@ -42,7 +41,8 @@ import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
-import { tryIngestLock } from "./lock.ts";
+import { LOCK_HELD, withLockedStore } from "./lock.ts";
+import { migrateAgentKeys } from "./migrate.ts";
 import { missingTranscript } from "./missing.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 import { rollback } from "../store/rollback.ts";
@@ -251,17 +251,10 @@ class Pass {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
 
-    let agentMeta: Uint8Array | null = null;
+    // a sidecar's agent-*.meta.json is not read: nothing but transcripts is opened
     let parentKey = key.parentKey;
-    if (key.isSidecar) {
-      if (!parentKey && d.recordSessionId) parentKey = `${d.recordSessionId}.jsonl`;
-      try {
-        agentMeta = Deno.readFileSync(
-          join(dirname(found.path), basename(found.path, ".jsonl") + ".meta.json"),
-        );
-      } catch {
-        agentMeta = null;
-      }
+    if (key.isSidecar && !parentKey && d.recordSessionId) {
+      parentKey = `${d.recordSessionId}.jsonl`;
     }
 
     await initCodec(); // loaded only once a file has bytes to write: a no-op pass never pays for it
@@ -279,7 +272,7 @@ class Pass {
         projectPreWorktree: preWorktree,
         branch: d.branch,
         parentSessionKey: parentKey,
-        agentMeta,
+        agentMeta: null,
         continuesFrom: d.continuesFrom,
         firstParentUuid: d.firstParentUuid,
         captureMode: mode,
@@ -412,18 +405,15 @@ function nextLineage(key: string): string {
 
 /** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
 export async function runPass(input: PassInput): Promise<PassResult> {
-  const lock = tryIngestLock(input.dataDir);
-  if (!lock) return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
-  try {
-    const { db } = openWrite(storePath(input.dataDir));
-    try {
-      return await passUnderLock(db, input);
-    } finally {
-      db.close();
-    }
-  } finally {
-    lock.release();
+  const r = await withLockedStore(
+    input.dataDir,
+    storePath(input.dataDir),
+    (db) => passUnderLock(db, input),
+  );
+  if (r === LOCK_HELD) {
+    return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
   }
+  return r;
 }
 
 async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
@@ -456,6 +446,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
   } catch (e) {
     pass.errors.push(`recovery could not run: ${(e as Error).message}`);
+  }
+  try {
+    pass.notes.push(...(await migrateAgentKeys(db)));
+  } catch (e) {
+    pass.errors.push(`subagent keys could not be migrated: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) pass.notes.push(rebuilt);

@@ -3,6 +3,7 @@
  * call that creates them, every file synced. Anything other than a file or a folder stops
  * the copy, because the data directory holds nothing else.
  */
+import { syncDir } from "../fs.ts";
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 
@@ -79,18 +80,4 @@ export function copyStaged(from: string, target: string, staging: string): numbe
   syncDir(target);
   Deno.removeSync(staging);
   return total;
-}
-
-/** Best effort: a folder's own entries reach the disk. */
-export function syncDir(dir: string): void {
-  try {
-    const f = Deno.openSync(dir, { read: true });
-    try {
-      f.syncSync();
-    } finally {
-      f.close();
-    }
-  } catch {
-    // not every system lets a folder be opened for sync; the files themselves are synced
-  }
 }

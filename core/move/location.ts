@@ -5,7 +5,7 @@
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { configDir, DATA_LOCATION_FILE, type Env } from "../paths.ts";
-import { syncDir } from "./copy.ts";
+import { writeFileAtomic } from "../fs.ts";
 
 export function dataLocationFile(env: Env): string {
   return join(configDir(env), DATA_LOCATION_FILE);
@@ -21,25 +21,6 @@ export function recordDataLocation(env: Env, path: string): string {
   const dir = configDir(env);
   Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const file = join(dir, DATA_LOCATION_FILE);
-  const tmp = join(dir, `.${DATA_LOCATION_FILE}.${Deno.pid}.tmp`);
-  const f = Deno.openSync(tmp, { write: true, createNew: true, mode: FILE_MODE });
-  try {
-    const bytes = new TextEncoder().encode(path + "\n");
-    let off = 0;
-    while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
-    f.syncSync();
-  } catch (e) {
-    f.close();
-    Deno.removeSync(tmp);
-    throw e;
-  }
-  f.close();
-  try {
-    Deno.renameSync(tmp, file);
-  } catch (e) {
-    Deno.removeSync(tmp);
-    throw e;
-  }
-  syncDir(dir);
+  writeFileAtomic(file, path + "\n", { mode: FILE_MODE, sync: true });
   return file;
 }

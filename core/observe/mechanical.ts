@@ -33,10 +33,15 @@ const READ_TOOLS = new Set(["Read", "NotebookRead"]);
 const WRITE_TOOLS = new Set(["Edit", "MultiEdit", "Write", "NotebookEdit"]);
 const ERROR_LINE_MAX = 200;
 
-/** `git commit -m "msg"` / `-m 'msg'` / `-m msg` / `--message=msg`: the first message line. */
+/**
+ * `git commit -m "msg"` / `-m 'msg'` / `-m msg` / `-m"msg"` / `--message=msg`, and `-m` last in
+ * a cluster of short flags (`-am`, `-sm`): the first message line.
+ */
 export function commitMessage(command: string): string | null {
   if (!/\bgit\b[^\n;&|]*\bcommit\b/.test(command)) return null;
-  const m = /(?:-m|--message)(?:\s+|=)(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))/.exec(command);
+  const m =
+    /(?:^|\s)(?:-[A-Za-z]*m|--message)(?:\s+|=|(?=["']))(?:"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+))/
+      .exec(command);
   if (!m) return null;
   let msg = m[1] ?? m[2] ?? m[3] ?? "";
   // a heredoc message: take its first non-empty line

@@ -18,7 +18,14 @@ import {
   totalTurns,
   type Visibility,
 } from "../store/query.ts";
-import { canonicalPath, isPathSpelling, matchTurn, pathKeys } from "./structural.ts";
+import {
+  byKindValue,
+  canonicalPath,
+  isPathSpelling,
+  type Matched,
+  matchTurn,
+  pathKeys,
+} from "./structural.ts";
 import { RECALL_POOL_PER_NAME, SEARCH_POOL } from "../constants.ts";
 import { type Query, tokens } from "./query.ts";
 
@@ -66,6 +73,41 @@ export interface SearchArgs {
   pool?: number;
 }
 
+/** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
+function idfOf(db: Db): (kind: string, value: string) => number {
+  let n = -1;
+  const cache = new Map<string, number>();
+  return (kind, value) => {
+    const key = kind + "\u0000" + value;
+    let idf = cache.get(key);
+    if (idf === undefined) {
+      if (n < 0) n = totalTurns(db);
+      idf = Math.log(1 + n / Math.max(1, entityDf(db, kind, value)));
+      cache.set(key, idf);
+    }
+    return idf;
+  };
+}
+
+/** A hit for a candidate, before its excerpt is cut. */
+function hitOf(c: Candidate, relevance: number, score: number, matched: Matched[]): Hit {
+  return {
+    turn_id: c.id,
+    session_no: c.sessionNo,
+    title: null,
+    session_key: c.sessionKey,
+    project: c.project,
+    record_type: c.recordType,
+    ts: c.ts,
+    sidechain: c.sidechain,
+    relevance,
+    entity_score: score,
+    matched_on: matched,
+    excerpt: "",
+    candidate: c,
+  };
+}
+
 /** Ranked hits without excerpts: no block is read, so the hook path can use it. */
 export function rank(db: Db, a: SearchArgs): Hit[] {
   if (!a.query.match) return [];
@@ -73,50 +115,21 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = a.query.groups.map((g) => new Set(g));
-  let n = -1; // read only when something matched structurally
-  const dfCache = new Map<string, number>();
+  const idf = idfOf(db);
   const hits: Hit[] = cands.map((c) => {
     let score = 0;
-    const matched: { kind: string; value: string }[] = [];
+    const matched: Matched[] = [];
     for (const e of ents.get(c.id) ?? []) {
       const vt = [...new Set(tokens(e.value).map((t) => t.toLowerCase()))];
       if (vt.length === 0) continue;
       const within = groups.filter((g) => vt.every((t) => g.has(t)));
       if (within.length === 0) continue;
       const exact = within.some((g) => g.size === vt.length);
-      const key = e.kind + "\u0000" + e.value;
-      let df = dfCache.get(key);
-      if (df === undefined) dfCache.set(key, df = entityDf(db, e.kind, e.value));
-      if (n < 0) n = totalTurns(db);
-      score += (exact ? EXACT_WEIGHT : COVERED_WEIGHT) * Math.log(1 + n / Math.max(1, df));
+      score += (exact ? EXACT_WEIGHT : COVERED_WEIGHT) * idf(e.kind, e.value);
       matched.push({ kind: e.kind, value: e.value });
     }
-    matched.sort((x, y) =>
-      x.kind < y.kind
-        ? -1
-        : x.kind > y.kind
-        ? 1
-        : x.value < y.value
-        ? -1
-        : x.value > y.value
-        ? 1
-        : 0
-    );
-    return {
-      turn_id: c.id,
-      session_no: c.sessionNo,
-      title: null,
-      session_key: c.sessionKey,
-      project: c.project,
-      record_type: c.recordType,
-      ts: c.ts,
-      sidechain: c.sidechain,
-      relevance: c.relevance + score,
-      entity_score: score,
-      matched_on: matched,
-      excerpt: "",
-      candidate: c,
-    };
+    matched.sort(byKindValue);
+    return hitOf(c, c.relevance + score, score, matched);
   });
   hits.sort(compareHits);
   return hits.slice(0, a.limit);
@@ -158,35 +171,14 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
   );
   if (!cands.length) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
-  let n = -1;
-  const dfCache = new Map<string, number>();
+  const idf = idfOf(db);
   const hits: Hit[] = [];
   for (const c of cands) {
     const m = matchTurn(ents.get(c.id) ?? [], a.spellings);
     if (!m.matched.length) continue;
     let score = 0;
-    for (const e of m.matched) {
-      const key = e.kind + "\u0000" + e.value;
-      let df = dfCache.get(key);
-      if (df === undefined) dfCache.set(key, df = entityDf(db, e.kind, e.value));
-      if (n < 0) n = totalTurns(db);
-      score += EXACT_WEIGHT * Math.log(1 + n / Math.max(1, df));
-    }
-    hits.push({
-      turn_id: c.id,
-      session_no: c.sessionNo,
-      title: null,
-      session_key: c.sessionKey,
-      project: c.project,
-      record_type: c.recordType,
-      ts: c.ts,
-      sidechain: c.sidechain,
-      relevance: score,
-      entity_score: score,
-      matched_on: m.matched,
-      excerpt: "",
-      candidate: c,
-    });
+    for (const e of m.matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
+    hits.push(hitOf(c, score, score, m.matched));
   }
   hits.sort(compareHits);
   return hits.slice(0, a.limit);

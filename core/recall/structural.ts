@@ -20,6 +20,12 @@ export interface Matched {
   value: string;
 }
 
+/** Kind, then value: the order matched entities are listed in. */
+export function byKindValue(x: Matched, y: Matched): number {
+  if (x.kind !== y.kind) return x.kind < y.kind ? -1 : 1;
+  return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
+}
+
 /** A spelling that names a path rather than an identifier. */
 export function isPathSpelling(s: string): boolean {
   return s.includes("/") || s.includes("\\");
@@ -131,8 +137,6 @@ export function matchTurn(entities: Matched[], spellings: string[]): TurnMatch {
       }
     }
   }
-  matched.sort((x, y) =>
-    x.kind < y.kind ? -1 : x.kind > y.kind ? 1 : x.value < y.value ? -1 : x.value > y.value ? 1 : 0
-  );
+  matched.sort(byKindValue);
   return { matched, spellings: [...hitSpellings] };
 }

@@ -1,9 +1,8 @@
 /** The pass's retention step: evaluate once, then evict and delete what the plan names. */
 import type { Config } from "../config.ts";
-import type { Db } from "../store/db.ts";
+import { type Db, transaction } from "../store/db.ts";
 import { deleteSession, evictSession } from "../store/retention_sql.ts";
 import { evaluateRetention } from "./evaluate.ts";
-import { rollback } from "../store/rollback.ts";
 
 export interface RetentionStep {
   notes: string[];
@@ -16,13 +15,10 @@ export function applyRetention(db: Db, cfg: Config, now: Date): RetentionStep {
   if (!plan.selecting) return out;
   // one transaction per session, so one that fails costs only itself
   const each = (no: number, key: string, verb: string, act: () => number | void): boolean => {
-    db.exec("BEGIN IMMEDIATE");
     try {
-      act();
-      db.exec("COMMIT");
+      transaction(db, act);
       return true;
     } catch (e) {
-      rollback(db);
       out.errors.push(`${key}: retention could not ${verb} session ${no}: ${(e as Error).message}`);
       return false;
     }

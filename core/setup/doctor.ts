@@ -10,6 +10,7 @@ import { VERSION } from "../constants.ts";
 import { join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
 import { IN_FLIGHT_NOTE } from "../store/runs.ts";
+import { rootProblems } from "../roots.ts";
 import { type Locations, locations, SETUP_HOOK_EVENTS, shellLine, shellWord } from "./locations.ts";
 import { examineLink, launcherNames, linkedVersion, runningProgram } from "./placement.ts";
 import { examineHooks, readSettings } from "./settings.ts";
@@ -201,14 +202,18 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
 
   // config, roots
   let roots: string[] | null = null;
+  let configured = false;
   try {
     const cfg = loadConfig(env);
     roots = transcriptRoots(cfg.roots, env);
+    configured = cfg.roots.length > 0;
   } catch (e) {
     r.config_roots = problem((e as Error).message);
   }
+  const missing = roots && configured ? rootProblems(roots) : [];
   if (roots) {
     if (roots.length === 0) r.config_roots = problem("the config resolves no transcript root");
+    else if (missing.length > 0) r.config_roots = problem(missing.join("; "));
     else if (roots.length > 1) {
       r.config_roots = note(`${roots.length} transcript roots: ${roots.join(", ")}`);
     } else {

@@ -15,6 +15,7 @@ import { covers } from "../paths.ts";
 import { permissionFlags } from "../context.ts";
 import { type Locations, shellWord, versionFile } from "./locations.ts";
 import { copyFileWithMode, makeDirs } from "./modes.ts";
+import { replaceAtomically } from "../fs.ts";
 
 /* ---------- what sits at the link path ---------- */
 
@@ -392,17 +393,9 @@ function copyTree(from: string, to: string): void {
 /** Builds `dest` beside itself and renames it into place, so a half-copied folder never shows. */
 function placeTree(dest: string, fill: (tmp: string) => void): boolean {
   if (existsDir(dest)) return false;
-  const tmp = join(dirname(dest), `.${basename(dest)}.tmp-${Deno.pid}`);
   try {
-    Deno.removeSync(tmp, { recursive: true });
-  } catch { /* none left over */ }
-  try {
-    fill(tmp);
-    Deno.renameSync(tmp, dest);
+    replaceAtomically(dest, fill);
   } catch (e) {
-    try {
-      Deno.removeSync(tmp, { recursive: true });
-    } catch { /* nothing to clean */ }
     if (existsDir(dest)) return false; // another install placed it first
     throw e;
   }
@@ -458,17 +451,10 @@ function sameBytes(a: string, b: string): boolean {
 /** Writes an executable file through a temp file and a rename: a running copy keeps the old one. */
 function placeExecutable(path: string, write: (tmp: string) => void): void {
   makeDirs(dirname(path));
-  const tmp = `${path}.tmp-${Deno.pid}`;
-  try {
+  replaceAtomically(path, (tmp) => {
     write(tmp);
     Deno.chmodSync(tmp, 0o755);
-    Deno.renameSync(tmp, path);
-  } catch (e) {
-    try {
-      Deno.removeSync(tmp);
-    } catch { /* never written */ }
-    throw e;
-  }
+  });
 }
 
 export interface Placed {
@@ -557,18 +543,6 @@ export function placeLink(loc: Locations, target: string): { wrote: boolean; was
     }
   } catch { /* nothing there */ }
   makeDirs(dirname(loc.link));
-  const tmp = `${loc.link}.tmp-${Deno.pid}`;
-  try {
-    Deno.removeSync(tmp);
-  } catch { /* none left over */ }
-  Deno.symlinkSync(target, tmp);
-  try {
-    Deno.renameSync(tmp, loc.link);
-  } catch (e) {
-    try {
-      Deno.removeSync(tmp);
-    } catch { /* gone */ }
-    throw e;
-  }
+  replaceAtomically(loc.link, (tmp) => Deno.symlinkSync(target, tmp));
   return { wrote: true, was };
 }

@@ -7,6 +7,7 @@ import { dirname } from "../posix.ts";
 import { makeDirs } from "./modes.ts";
 import { SETUP_HOOK_EVENTS, type SetupHookEvent } from "./locations.ts";
 import { canonicalJson } from "../output.ts";
+import { writeFileAtomic } from "../fs.ts";
 
 export type JsonObject = Record<string, unknown>;
 
@@ -226,15 +227,5 @@ export function writeAtomic(linkOrPath: string, text: string, fallbackMode = 0o6
     if (m !== null) mode = m & 0o7777;
   } catch { /* a new file */ }
   makeDirs(dirname(path));
-  const tmp = `${path}.terminus-tmp-${Deno.pid}`;
-  try {
-    Deno.writeTextFileSync(tmp, text, { mode, createNew: false });
-    Deno.chmodSync(tmp, mode);
-    Deno.renameSync(tmp, path);
-  } catch (e) {
-    try {
-      Deno.removeSync(tmp);
-    } catch { /* never written */ }
-    throw e;
-  }
+  writeFileAtomic(path, text, { mode });
 }

@@ -374,47 +374,45 @@ export function openWrite(path: string): OpenWrite {
     format && format.derivedSchema === DERIVED_SCHEMA && format.sessionsSchema === SESSIONS_SCHEMA
   ) return { db, derivedStale, created };
   try {
-    db.exec("BEGIN IMMEDIATE");
-    db.exec(ARCHIVE_DDL);
-    db.exec(OPERATIONAL_DDL);
-    if (!format) {
-      const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-      put.run("archive_format", String(ARCHIVE_FORMAT));
-      put.run("derived_schema", String(DERIVED_SCHEMA));
-      format = {
-        archiveFormat: ARCHIVE_FORMAT,
-        derivedSchema: DERIVED_SCHEMA,
-        sessionsSchema: SESSIONS_SCHEMA,
-      };
-    } else if (format.derivedSchema !== DERIVED_SCHEMA) {
-      for (const t of DERIVED_TABLES) {
-        if (format.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
-          db.exec(`DROP TABLE IF EXISTS ${t}`);
+    const found = format;
+    transaction(db, () => {
+      db.exec(ARCHIVE_DDL);
+      db.exec(OPERATIONAL_DDL);
+      let sessionsSchema = SESSIONS_SCHEMA;
+      if (!found) {
+        const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
+        put.run("archive_format", String(ARCHIVE_FORMAT));
+        put.run("derived_schema", String(DERIVED_SCHEMA));
+      } else {
+        sessionsSchema = found.sessionsSchema;
+        if (found.derivedSchema !== DERIVED_SCHEMA) {
+          for (const t of DERIVED_TABLES) {
+            if (found.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
+              db.exec(`DROP TABLE IF EXISTS ${t}`);
+            }
+          }
+          db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
+            String(DERIVED_SCHEMA),
+          );
+          // the pass that opened the store rebuilds them from the blocks before archiving; the
+          // value is the schema it came from (what could not be carried across depends on it)
+          db.prepare(
+            "INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', ?)",
+          ).run(String(found.derivedSchema));
+          derivedStale = true;
         }
       }
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
-        String(DERIVED_SCHEMA),
+      db.exec(DERIVED_DDL);
+      db.exec(SESSIONS_DDL);
+      if (sessionsSchema < SESSIONS_SCHEMA) {
+        // a store made before these tables: the next pass reads the titles its sessions carry
+        markTitlesFillPending(db);
+      }
+      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('sessions_schema', ?)").run(
+        String(SESSIONS_SCHEMA),
       );
-      // the pass that opened the store rebuilds them from the blocks before archiving; the
-      // value is the schema it came from (what could not be carried across depends on it)
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', ?)")
-        .run(String(format.derivedSchema));
-      derivedStale = true;
-    }
-    db.exec(DERIVED_DDL);
-    db.exec(SESSIONS_DDL);
-    if (format.sessionsSchema < SESSIONS_SCHEMA) {
-      // a store made before these tables: the next pass reads the titles its sessions carry
-      markTitlesFillPending(db);
-    }
-    db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('sessions_schema', ?)").run(
-      String(SESSIONS_SCHEMA),
-    );
-    db.exec("COMMIT");
+    });
   } catch (e) {
-    try {
-      db.exec("ROLLBACK");
-    } catch { /* nothing to roll back */ }
     db.close();
     throw new StoreError(`${path} cannot be prepared: ${(e as Error).message}`);
   }
@@ -467,4 +465,14 @@ export function transaction<T>(db: Db, fn: () => T): T {
   }
   db.exec(nested ? "RELEASE nested" : "COMMIT");
   return result;
+}
+
+/** Runs `fn` in one read transaction, so everything it reads is one state of the store. */
+export function readTransaction<T>(db: Db, fn: () => T): T {
+  db.exec("BEGIN");
+  try {
+    return fn();
+  } finally {
+    db.exec("COMMIT");
+  }
 }

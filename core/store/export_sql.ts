@@ -1,5 +1,5 @@
 /** Export's SQL: the visible sessions with what the manifest says of each, and their blocks. */
-import type { Db } from "./db.ts";
+import { type Db, readTransaction } from "./db.ts";
 import { type Visibility, visibleWhere } from "./query.ts";
 import { decompress } from "./codec.ts";
 
@@ -47,11 +47,4 @@ export function* streamBlocks(db: Db, sessionNo: number): Generator<Uint8Array> 
 }
 
 /** Runs `fn` inside one read transaction, so everything it reads is one state of the store. */
-export function inReadTransaction<T>(db: Db, fn: () => T): T {
-  db.exec("BEGIN");
-  try {
-    return fn();
-  } finally {
-    db.exec("COMMIT");
-  }
-}
+export const inReadTransaction = readTransaction;

@@ -3,7 +3,7 @@
  * reads (the archive by project and month, and the file by table from dbstat).
  */
 import { DatabaseSync } from "node:sqlite";
-import type { Db } from "./db.ts";
+import { type Db, readTransaction } from "./db.ts";
 import { type FileSizes, fileSizes } from "./inspect.ts";
 import { type Visibility, visibleWhere } from "./query.ts";
 import { BUSY_TIMEOUT_WRITE_MS, SQLITE_LOCK_BYTE_OFFSET } from "../constants.ts";
@@ -143,12 +143,7 @@ export function fileShape(db: Db): FileShape {
 
 /** Both, in one read transaction, so the two tables describe the same state of the store. */
 export function readUsage(db: Db, vis: Visibility): { archive: ArchiveUsage; shape: FileShape } {
-  db.exec("BEGIN");
-  try {
-    return { archive: archiveUsage(db, vis), shape: fileShape(db) };
-  } finally {
-    db.exec("COMMIT");
-  }
+  return readTransaction(db, () => ({ archive: archiveUsage(db, vis), shape: fileShape(db) }));
 }
 
 /** The page number of the lock page: the one holding byte 0x40000000. */

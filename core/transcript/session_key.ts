@@ -1,6 +1,8 @@
 /**
  * session_key: the transcript's path below its project folder, read off the path's shape.
  * `<uuid>.jsonl`, or `<sessionId>/subagents/[workflows/wf_*\/]agent-*.jsonl` for a sidecar.
+ * Any other path, such as 2.0.x's `agent-*.jsonl` directly in a project folder, is keyed by its
+ * canonical path: its bare name is the same in every project that has one.
  */
 import { basename } from "../posix.ts";
 
@@ -22,9 +24,7 @@ export interface KeyInfo {
 
 function shapeOf(rest: string[]): { parentKey: string | null; isSidecar: boolean } | null {
   if (rest.length === 1) {
-    if (UUID_JSONL.test(rest[0])) return { parentKey: null, isSidecar: false };
-    if (AGENT_JSONL.test(rest[0])) return { parentKey: null, isSidecar: true };
-    return null;
+    return UUID_JSONL.test(rest[0]) ? { parentKey: null, isSidecar: false } : null;
   }
   const last = rest[rest.length - 1];
   if (!AGENT_JSONL.test(last) || rest[1] !== "subagents") return null;
@@ -64,13 +64,23 @@ export function keyFor(path: string, resolveLinks = true): KeyInfo {
       projectFolder: segs.slice(0, i + 2).join("/"),
     };
   }
+  if (!resolveLinks) {
+    // outside the two shapes the key is the canonical path itself (rare: resolved only here)
+    try {
+      canonical = Deno.realPathSync(path);
+    } catch {
+      // a file that vanished keeps the path it was found at
+    }
+  }
   const name = basename(canonical);
+  // the project folder still bounds exclusion: `<root>/projects/<folder>/...`
+  const at = segs.lastIndexOf("projects", segs.length - 3);
   return {
     sessionKey: canonical,
     canonical,
     parentKey: null,
     isSidecar: AGENT_JSONL.test(name),
     fileSessionId: UUID_JSONL.test(name) ? name.slice(0, -6) : null,
-    projectFolder: null,
+    projectFolder: at >= 0 ? segs.slice(0, at + 2).join("/") : null,
   };
 }

@@ -1,0 +1,52 @@
+/**
+ * Re-keying 2.0.x subagent files that earlier builds keyed by their bare name. Two projects
+ * each holding an `agent-<id>.jsonl` were merged into one session and then flagged diverged;
+ * each session now takes its file's canonical path as its key, and the other file is archived
+ * under its own on the next pass.
+ */
+import { type Db, transaction } from "../store/db.ts";
+import { bareAgentSessions, markAgentKeysMigrated, rekeySession } from "../store/migrate.ts";
+import { readWholeStream } from "../store/blocks.ts";
+import { initReader } from "../store/codec.ts";
+import { keyFor } from "../transcript/session_key.ts";
+
+/** Returns notes for the run row; nothing at all once the store is migrated. */
+export async function migrateAgentKeys(db: Db): Promise<string[]> {
+  const found = bareAgentSessions(db);
+  if (found === null) return [];
+  const notes: string[] = [];
+  if (found.length > 0) await initReader();
+  transaction(db, () => {
+    for (const s of found) {
+      if (!s.transcriptPath) continue;
+      const key = keyFor(s.transcriptPath, true).sessionKey;
+      // the archived stream is the file's only when it is a prefix of it; a stream that mixes
+      // two files keeps its old key and its diverged flag, and each file is archived afresh
+      if (!s.evicted && !isPrefixOf(readWholeStream(db, s.sessionNo), s.transcriptPath)) {
+        notes.push(
+          `${s.sessionKey} holds bytes of two projects' files; it is kept as it is, and each file is archived under its own key`,
+        );
+        continue;
+      }
+      if (!rekeySession(db, s.sessionNo, key)) {
+        notes.push(`${s.sessionKey}: not re-keyed, ${key} is archived already`);
+        continue;
+      }
+      notes.push(`${s.sessionKey} re-keyed as ${key}`);
+    }
+    markAgentKeysMigrated(db);
+  });
+  return notes;
+}
+
+function isPrefixOf(stream: Uint8Array, path: string): boolean {
+  let file: Uint8Array;
+  try {
+    file = Deno.readFileSync(path);
+  } catch {
+    return true; // the file is gone: the stream was archived from it
+  }
+  if (file.length < stream.length) return false;
+  for (let i = 0; i < stream.length; i++) if (stream[i] !== file[i]) return false;
+  return true;
+}
