@@ -19,7 +19,6 @@ interface Made {
   meta: string;
   bytes: Uint8Array;
   sideBytes: Uint8Array;
-  metaBytes: Uint8Array;
 }
 
 async function made(toml?: string, start = "2026-03-01T09:00:00.000Z"): Promise<Made> {
@@ -46,7 +45,6 @@ async function made(toml?: string, start = "2026-03-01T09:00:00.000Z"): Promise<
     meta,
     bytes: await Deno.readFile(file),
     sideBytes: await Deno.readFile(side),
-    metaBytes: await Deno.readFile(meta),
   };
 }
 
@@ -90,8 +88,9 @@ Deno.test("restore: byte for byte with sidecars, 0600 in 0700, the resume line, 
   assert.match(r.err, new RegExp(`restored: ${m.file} \\(${m.bytes.length} byte\\(s\\)\\)`));
   assert.deepEqual(await Deno.readFile(m.file), m.bytes);
   assert.deepEqual(await Deno.readFile(m.side), m.sideBytes);
-  assert.deepEqual(await Deno.readFile(m.meta), m.metaBytes);
-  for (const f of [m.file, m.side, m.meta]) {
+  // the pass no longer reads a sidecar's .meta.json, so there is none to put back
+  assert.equal(await exists(m.meta), false);
+  for (const f of [m.file, m.side]) {
     assert.equal((await Deno.stat(f)).mode! & 0o777, 0o600, f);
   }
   for (const d of [folder, join(folder, SID), join(folder, SID, "subagents")]) {
@@ -102,7 +101,6 @@ Deno.test("restore: byte for byte with sidecars, 0600 in 0700, the resume line, 
     `${SID}.jsonl`,
     `${SID}/subagents`,
     `${SID}/subagents/agent-b1.jsonl`,
-    `${SID}/subagents/agent-b1.meta.json`,
   ]);
   // the next pass: the same sessions, no new turns, nothing flagged as diverged
   await ingest(m.w);
@@ -136,12 +134,8 @@ Deno.test("restore: identical files are already present; a different file is nam
     (await m.w.run(["sessions", "restore", SID, "--json"], { cwd: m.alpha })).out,
   );
   const files = (again.data as { files: { path: string; status: string }[] }).files;
-  assert.deepEqual(files.map((f) => f.status), [
-    "already present",
-    "already present",
-    "already present",
-  ]);
-  assert.deepEqual(files.map((f) => f.path), [m.file, m.side, m.meta]);
+  assert.deepEqual(files.map((f) => f.status), ["already present", "already present"]);
+  assert.deepEqual(files.map((f) => f.path), [m.file, m.side]);
 
   await Deno.writeTextFile(m.side, "something else\n");
   const r = await m.w.run(["sessions", "restore", SID], { cwd: m.alpha });
@@ -157,11 +151,7 @@ Deno.test("restore: identical files are already present; a different file is nam
   assert.equal(dry.code, 0, dry.err);
   const d = parseEnvelope(dry.out).data as { files: { status: string }[]; dry_run: boolean };
   assert.equal(d.dry_run, true);
-  assert.deepEqual(d.files.map((f) => f.status), [
-    "would restore",
-    "would restore",
-    "already present",
-  ]);
+  assert.deepEqual(d.files.map((f) => f.status), ["would restore", "would restore"]);
   assert.deepEqual(await tree(m.w.sb.claude), listing, "a dry run writes nothing");
 });
 

@@ -134,9 +134,11 @@ export function planRestore(
     const f = restoreFacts(db, s.session_no);
     const why = notWhole(s, f?.captureMode ?? "full");
     if (why) throw new TerminusError(`${why} (a subagent of session #${row.session_no})`);
+    // a 2.0.x sidecar sat in the project folder itself and is keyed by its whole path
     const rel = s.session_key.split(LINEAGE_MARK)[0];
-    const path = join(folder, rel);
+    const path = join(folder, rel.startsWith("/") ? basename(rel) : rel);
     add(path, rawStream(db, s));
+    // stores from before the pass stopped opening .meta.json files still hold them
     if (f?.agentMeta) add(path.replace(/\.jsonl$/, ".meta.json"), f.agentMeta);
   }
   return { config, files, resume: resumeCommand(row) };

@@ -7,7 +7,7 @@
  * The tables are made by the first import (CREATE IF NOT EXISTS), so a store made before them
  * needs no other migration; reads check they exist. They are not derived: reindex leaves them.
  */
-import type { Db } from "./db.ts";
+import { type Db, transaction } from "./db.ts";
 import { type Visibility, visibleWhere } from "./query.ts";
 
 const HISTORY_DDL = `
@@ -65,19 +65,14 @@ export function insertHistory(db: Db, rows: HistoryRow[]): number {
   );
   const fts = db.prepare("INSERT INTO history_fts (rowid, body) VALUES (?, ?)");
   let added = 0;
-  db.exec("BEGIN IMMEDIATE");
-  try {
+  transaction(db, () => {
     for (const r of rows) {
       const res = ins.run(r.at, r.cwd, r.project, r.sessionId, r.display, r.pasted);
       if (Number(res.changes) === 0) continue;
       fts.run(Number(res.lastInsertRowid), r.body);
       added++;
     }
-    db.exec("COMMIT");
-  } catch (e) {
-    db.exec("ROLLBACK");
-    throw e;
-  }
+  });
   return added;
 }
 
