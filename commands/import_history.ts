@@ -8,7 +8,8 @@ import { TerminusError } from "../core/errors.ts";
 import { join } from "../core/posix.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { transcriptRoots } from "../core/paths.ts";
-import { type Db, openRead, openWrite, readFormat } from "../core/store/db.ts";
+import { openRead, readFormat } from "../core/store/db.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
 import { emptyImport, importHistory, type ImportResult } from "../core/history/import.ts";
 import { DERIVED_SCHEMA } from "../core/constants.ts";
 
@@ -33,7 +34,7 @@ export const command: Command = {
     const file = join(transcriptRoots([], ctx.env)[0], "history.jsonl");
     // the store first: a file that is not ours fails the same whatever the history holds
     const read = openRead(r.store);
-    let db: Db | null = read?.db ?? null;
+    let res: ImportResult | typeof LOCK_HELD;
     try {
       let info: Deno.FileInfo | null = null;
       try {
@@ -50,24 +51,33 @@ export const command: Command = {
           `${r.store} predates this build; run terminus ingest once, then import-history again`,
         );
       }
-      if (!dryRun) {
-        read?.db.close();
-        db = openWrite(r.store).db;
-      }
-      const res = await importHistory(db, r.cfg, file, dryRun);
-      return outcome("import-history", res, {
-        counts: summary(res),
-        // under --json the data names the broken lines; a person reads them on stderr
-        warnings: a.json ? (read?.warnings ?? []) : [
-          ...(read?.warnings ?? []),
-          ...res.broken_lines.map((b) => `${file}:${b.line}: skipped, ${b.reason}`),
-          ...(res.broken > res.broken_lines.length
-            ? [`and ${res.broken - res.broken_lines.length} more broken line(s)`]
-            : []),
-        ],
-      });
+      if (dryRun) res = await importHistory(read?.db ?? null, r.cfg, file, true);
     } finally {
-      db?.close();
+      read?.db.close();
     }
+    // under the ingest lock, so that no data move copies the store from under the import
+    res ??= await withLockedStore(
+      r.dataDir,
+      r.store,
+      (db) => importHistory(db, r.cfg, file, false),
+    );
+    if (res === LOCK_HELD) {
+      return outcome("import-history", emptyImport(dryRun), {
+        ok: false,
+        reason: `${lockHeldMessage(r.dataDir)}; run import-history again once it is done`,
+      });
+    }
+    const done = res;
+    return outcome("import-history", done, {
+      counts: summary(done),
+      // under --json the data names the broken lines; a person reads them on stderr
+      warnings: a.json ? (read?.warnings ?? []) : [
+        ...(read?.warnings ?? []),
+        ...done.broken_lines.map((b) => `${file}:${b.line}: skipped, ${b.reason}`),
+        ...(done.broken > done.broken_lines.length
+          ? [`and ${done.broken - done.broken_lines.length} more broken line(s)`]
+          : []),
+      ],
+    });
   },
 };

@@ -16,6 +16,7 @@ import {
   sandbox,
   writeConfig,
 } from "./helpers.ts";
+import { holdLock } from "./read_helpers.ts";
 import {
   additionalContext,
   ALPHA,
@@ -233,4 +234,25 @@ Deno.test("import-history: the hooks never hand a history prompt to Claude", asy
   });
   assert.equal(start.code, 0, start.err);
   assert.ok(!start.out.includes("history-only-marker"), "nor in the brief");
+});
+
+Deno.test("import-history: while another process holds the ingest lock it imports nothing and says so; --dry-run still counts", async () => {
+  await using sb = await sandbox();
+  const { alpha, beta } = await projects(sb);
+  await writeHistory(sb, alpha, beta);
+  await cliOk(sb, ["import-history", "--dry-run"]);
+  await Deno.mkdir(sb.data, { recursive: true });
+  const lock = await holdLock(sb.data);
+  try {
+    const r = await runCli(sb, ["import-history", "--json"]);
+    assert.equal(r.code, 1);
+    const doc = parseEnvelope(r.out);
+    assert.match(doc.reason!, /holds the ingest lock.*run import-history again/);
+    assert.equal(doc.data.added, 0);
+    const dry = await importJson(sb, "--dry-run");
+    assert.equal(dry.added, 5);
+  } finally {
+    lock.release();
+  }
+  assert.equal((await importJson(sb)).added, 5);
 });
