@@ -21,12 +21,13 @@ import {
   additionalContext,
   ALPHA,
   daysAgo,
-  hook,
+  hookOnTime,
   hookSandbox,
   ingestSettled,
   promptPayload,
   Session,
   sid,
+  startPayload,
 } from "./inject_helpers.ts";
 
 type Rec = Record<string, unknown>;
@@ -216,23 +217,17 @@ Deno.test("import-history: the hooks never hand a history prompt to Claude", asy
   ).data as { history: Rec[] };
   assert.equal(found.history.length, 2);
 
-  const r = await hook(sb, ["UserPromptSubmit"], {
+  // hookOnTime runs it again when a loaded machine pushed it past its 50 ms deadline
+  const r = await hookOnTime(sb, ["UserPromptSubmit"], {
     stdin: promptPayload(sid(0x72), ALPHA, "what is retryBudget in src/worker/S.ts now?"),
   });
   assert.equal(r.code, 0, r.err);
   const ctx = additionalContext(r, "UserPromptSubmit");
   assert.ok(ctx && ctx.startsWith("Terminus recall"), "recall fired: the prompt named a path");
   assert.ok(!ctx!.includes("history-only-marker"), "no history prompt was handed over");
-  const start = await hook(sb, ["SessionStart"], {
-    stdin: {
-      session_id: sid(0x73),
-      transcript_path: `/nonexistent/claude/projects/x/${sid(0x73)}.jsonl`,
-      cwd: ALPHA,
-      hook_event_name: "SessionStart",
-      source: "startup",
-    },
-  });
+  const start = await hookOnTime(sb, ["SessionStart"], { stdin: startPayload(sid(0x73), ALPHA) });
   assert.equal(start.code, 0, start.err);
+  assert.match(additionalContext(start, "SessionStart") ?? "", /Terminus resume brief/);
   assert.ok(!start.out.includes("history-only-marker"), "nor in the brief");
 });
 
