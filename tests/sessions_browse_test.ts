@@ -100,10 +100,10 @@ class Tmux implements AsyncDisposable {
     return this.tmux("send-keys", "-t", "b", "-l", text);
   }
 
-  /** Polls the screen until `ok` holds (at most 300 looks); returns the screen. */
+  /** Polls the screen until `ok` holds (at most 600 looks); returns the screen. */
   async until(ok: (screen: string) => boolean, what: string): Promise<string> {
     let last = "";
-    for (let i = 0; i < 300; i++) {
+    for (let i = 0; i < 600; i++) {
       last = await this.screen();
       if (ok(last)) return last;
       await new Promise((r) => setTimeout(r, 50));
@@ -114,7 +114,7 @@ class Tmux implements AsyncDisposable {
   /** Waits for the browser to exit; returns its stdout and exit code. */
   async exited(): Promise<{ out: string; code: number; err: string }> {
     const code = join(this.dir, "code");
-    for (let i = 0; i < 300 && !(await exists(code)); i++) {
+    for (let i = 0; i < 600 && !(await exists(code)); i++) {
       await new Promise((r) => setTimeout(r, 50));
     }
     return {
