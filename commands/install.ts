@@ -4,7 +4,8 @@ import { humanBytes, outcome } from "../core/output.ts";
 import { VERSION } from "../core/constants.ts";
 import { install, type InstallReport } from "../core/setup/install.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { dirname } from "../core/posix.ts";
+import { dirname, join } from "../core/posix.ts";
+import { transcriptRoots } from "../core/paths.ts";
 
 const AUTO_COMPACT_NOTE =
   "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";
@@ -13,7 +14,20 @@ function pad(label: string): string {
   return `  ${label.padEnd(14)}`;
 }
 
-function receipt(r: InstallReport): string[] {
+/** Claude Code's prompt history, if there is one: install offers its import, never runs it. */
+function historyOffer(env: (name: string) => string | undefined): string | null {
+  const file = join(transcriptRoots([], env)[0], "history.jsonl");
+  try {
+    const size = Deno.statSync(file).size;
+    return `history: ${file} holds ${
+      humanBytes(size)
+    } of past prompts, some perhaps from sessions already deleted; to make them searchable, run: terminus import-history`;
+  } catch {
+    return null;
+  }
+}
+
+function receipt(r: InstallReport, history: string | null): string[] {
   const out: string[] = [];
   if (r.incomplete) {
     out.push(
@@ -102,6 +116,7 @@ function receipt(r: InstallReport): string[] {
     }
   }
   if (b.problem) out.push(`problem: ${b.problem}`);
+  if (history) out.push(history);
   return out;
 }
 
@@ -124,7 +139,7 @@ export const command: Command = {
     return outcome("install", null, {
       ok: !failed,
       exitCode: failed ? 1 : 0,
-      human: [receipt(r).join("\n") + "\n"],
+      human: [receipt(r, historyOffer(ctx.env)).join("\n") + "\n"],
     });
   },
 };

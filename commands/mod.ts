@@ -28,6 +28,11 @@ export const REGISTRY: readonly Entry[] = [
   e("export", "write every visible session out as .jsonl files", () => import("./export.ts")),
   e("help", "a command's options and examples: help <command>", () => import("./help.ts")),
   e("hook", "run by Claude Code on its hook events", () => import("./hook.ts")),
+  e(
+    "import-history",
+    "import Claude Code's prompt history (history.jsonl)",
+    () => import("./import_history.ts"),
+  ),
   e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),
   e("install", "wire Terminus into Claude Code", () => import("./install.ts")),
   e("mcp", "the MCP server Claude Code starts", () => import("./mcp.ts")),

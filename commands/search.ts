@@ -8,8 +8,10 @@ import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/quer
 import { type Hit, hitDoc, search } from "../core/recall/search.ts";
 import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
+import { historyHits } from "../core/history/search.ts";
+import { hasHistoryTables } from "../core/store/history_sql.ts";
 import { normalisePath } from "../core/index/entities.ts";
-import { SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
+import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
 import {
   BOUND_OPTIONS,
   list,
@@ -131,37 +133,51 @@ export const command: Command = {
         return abs === n ? [n] : [n, abs];
       });
       const raw = a.values.raw === true;
-      const hits = search(o.db, {
+      const filter = egress(o.r.cfg.privacy.redactRecall && !raw);
+      const kind = str(a.values, "kind");
+      const tool = str(a.values, "tool");
+      // imported prompts are their own kind: --kind history_prompt asks for them alone
+      const onlyHistory = kind === HISTORY_KIND;
+      const hits = onlyHistory ? [] : search(o.db, {
         query: q,
         vis: scope.vis,
-        filters: {
-          tool: str(a.values, "tool"),
-          kind: str(a.values, "kind"),
-          prompts: a.values.prompts === true,
-          paths,
-          since,
-          until,
-        },
+        filters: { tool, kind, prompts: a.values.prompts === true, paths, since, until },
         limit,
         byTime,
-        filter: egress(o.r.cfg.privacy.redactRecall && !raw),
+        filter,
       });
-      const human = !a.json && Deno.stdout.isTerminal()
-        ? terminalHits(hits, q.folded, boldWanted(ctx.env))
-        : hits.map((h) =>
-          `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
-            h.sidechain ? "  (subagent)" : ""
-          }\n    ${titled(h) ? "title: " : ""}${h.excerpt}\n`
-        );
+      // the spec's shape until history is imported; then `history` holds its hits (found by
+      // words only: filters select turns)
+      const imported = hasHistoryTables(o.db);
+      const history = imported && q.match !== null && !a.values.prompts &&
+          (onlyHistory || (!kind && !tool && paths.length === 0))
+        ? historyHits(o.db, q, scope.vis, { since, until, limit }, filter)
+        : [];
+      const historyLines = history.map((h) =>
+        `history  ${h.ts.slice(0, 16).replace("T", " ")}  ${h.project ?? "-"}\n    ${h.excerpt}\n`
+      );
+      const human: Chunk[] = [
+        ...(!a.json && Deno.stdout.isTerminal()
+          ? terminalHits(hits, q.folded, boldWanted(ctx.env))
+          : hits.map((h) =>
+            `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
+              h.sidechain ? "  (subagent)" : ""
+            }\n    ${titled(h) ? "title: " : ""}${h.excerpt}\n`
+          )),
+        ...historyLines,
+      ];
       return outcome("search", {
         query: q.text,
         truncated: q.truncated,
         hits: hits.map((h) => hitDoc(h, true)),
+        ...(imported ? { history } : {}),
       }, {
         human,
         warnings,
-        counts: [`${hits.length} hit(s)`],
-        reason: hits.length === 0
+        counts: [
+          `${hits.length} hit(s)${history.length ? `, ${history.length} history prompt(s)` : ""}`,
+        ],
+        reason: hits.length === 0 && history.length === 0
           ? (byTime ? "no turn matched the filters" : "no turn matched every word")
           : null,
       });

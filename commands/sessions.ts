@@ -1,6 +1,7 @@
 /**
  * terminus sessions: every archived session in the project, newest first, one line each.
- * Verbs on one session (by number, UUID, UUID prefix or path): show, export, name, tag, untag.
+ * Verbs on one session (by number, UUID, UUID prefix or path): show, export, restore, name,
+ * tag, untag; and browse, the interactive browser.
  */
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
@@ -18,6 +19,10 @@ import { conversation } from "../core/sessions/conversation.ts";
 import { renderText } from "../core/sessions/render.ts";
 import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
 import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
+import { planRestore, writeRestore } from "../core/sessions/restore.ts";
+import { runBrowser, stdTerminal } from "../core/browse/screen.ts";
+import { storeSource } from "../core/browse/source.ts";
+import { resolveScope } from "../core/recall/scope.ts";
 import { tagProblem } from "../core/sessions/titles.ts";
 import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
 import {
@@ -30,7 +35,7 @@ import {
   wholeFlag,
 } from "./common.ts";
 
-const VERBS = ["show", "export", "name", "tag", "untag"] as const;
+const VERBS = ["show", "export", "restore", "browse", "name", "tag", "untag"] as const;
 type Verb = typeof VERBS[number] | "list";
 
 /** Which options each verb takes (besides --json, which the registry adds). */
@@ -38,6 +43,8 @@ const VERB_OPTIONS: Record<Verb, string[]> = {
   list: ["project", "since", "until", "limit", "tag"],
   show: ["full", "no-pager", "raw"],
   export: ["format", "raw"],
+  restore: ["to", "dry-run"],
+  browse: [],
   name: ["clear"],
   tag: [],
   untag: [],
@@ -67,6 +74,8 @@ const EMPTY: Record<Verb, () => unknown> = {
   list: () => ({ sessions: [] }),
   show: () => ({ session: null, messages: [] }),
   export: () => ({ session: null, format: null, path: null, bytes: 0 }),
+  restore: () => ({ session: null, config: null, files: [], resume: null, dry_run: false }),
+  browse: () => null,
   name: () => ({ session: null, changed: false }),
   tag: () => ({ session: null, changed: [] }),
   untag: () => ({ session: null, changed: [] }),
@@ -196,6 +205,66 @@ async function exportOne(ctx: Context, a: Parsed): Promise<Outcome> {
   }
 }
 
+async function restore(ctx: Context, a: Parsed): Promise<Outcome> {
+  const ref = refArg(a, "restore");
+  if (a.positionals.length > 2) {
+    throw new UsageError(`sessions restore takes one session; '${a.positionals[2]}' is extra`);
+  }
+  const to = str(a.values, "to") ?? null;
+  if (to === "") throw new UsageError("--to needs a folder (Claude Code's config folder)");
+  const dryRun = a.values["dry-run"] === true;
+  const o = await openForRead(ctx);
+  if (!o.db) throw new NotFoundError(o.reason);
+  try {
+    const row = resolveRef(o.db, o.r.cfg, ctx.cwd, ref);
+    const vis = { project: null, exclude: o.r.cfg.exclude };
+    const plan = planRestore(o.db, row, vis, { roots: o.r.roots, to, cwd: ctx.cwd, dryRun });
+    if (!dryRun) writeRestore(plan);
+    const files = plan.files.map(({ path, bytes, status }) => ({ path, bytes, status }));
+    return outcome("sessions restore", {
+      session: viewOf(row, egress(o.r.cfg.privacy.redactRecall)),
+      config: plan.config,
+      files,
+      resume: plan.resume,
+      dry_run: dryRun,
+    }, {
+      human: plan.resume ? [plan.resume + "\n"] : [],
+      warnings: o.warnings,
+      counts: files.map((f) => `${f.status}: ${f.path} (${f.bytes} byte(s))`),
+    });
+  } finally {
+    o.db.close();
+  }
+}
+
+async function browse(ctx: Context, a: Parsed): Promise<Outcome> {
+  if (a.json) throw new UsageError("sessions browse is interactive; it takes no --json");
+  if (a.positionals.length > 1) {
+    throw new UsageError(`sessions browse takes no argument; '${a.positionals[1]}' is extra`);
+  }
+  const term = stdTerminal(); // before the store: no terminal, nothing opened
+  const o = await openForRead(ctx);
+  if (!o.db) throw new NotFoundError(o.reason);
+  try {
+    const scope = resolveScope(o.db, o.r.cfg, ctx.cwd, undefined);
+    const src = storeSource({
+      db: o.db,
+      store: o.r.store,
+      cfg: o.r.cfg,
+      cwd: ctx.cwd,
+      roots: o.r.roots,
+      current: scope.ok ? scope.vis : null,
+    });
+    const line = await runBrowser(term, src, ctx.env("NO_COLOR") === undefined);
+    return outcome("sessions browse", null, {
+      human: line ? [line + "\n"] : [],
+      warnings: o.warnings,
+    });
+  } finally {
+    o.db.close();
+  }
+}
+
 /** name / tag / untag: find the session read-only, then write only the handle. */
 async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): Promise<Outcome> {
   const ref = refArg(a, verb);
@@ -264,6 +333,8 @@ export const command: Command = {
     "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",
     "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",
     "terminus sessions export <session> [<path>] --format md|html|jsonl [--raw] [--json]",
+    "terminus sessions restore <session> [--to <dir>] [--dry-run] [--json]",
+    "terminus sessions browse",
     'terminus sessions name <session> "<title>" | --clear [--json]',
     "terminus sessions tag|untag <session> <tag>... [--json]",
   ].join("\n  "),
@@ -277,6 +348,8 @@ export const command: Command = {
     raw: { type: "boolean" },
     format: { type: "string" },
     clear: { type: "boolean" },
+    to: { type: "string" },
+    "dry-run": { type: "boolean" },
   },
   positionals: true,
   json: true,
@@ -293,6 +366,10 @@ export const command: Command = {
         return show(ctx, a);
       case "export":
         return exportOne(ctx, a);
+      case "restore":
+        return restore(ctx, a);
+      case "browse":
+        return browse(ctx, a);
       default:
         return handle(ctx, a, verb);
     }

@@ -173,3 +173,12 @@ export const REF_PREFIX_MIN = 6;
 export const SHOW_RESULT_LINES = 8;
 /** `sessions show` cuts a tool call's main argument to this many characters. */
 export const SHOW_ARG_CHARS = 120;
+
+/** `import-history`: a history.jsonl line longer than this is broken, skipped unread. */
+export const HISTORY_LINE_MAX_BYTES = 8 * 1024 * 1024;
+/** `import-history` commits this many prompts per transaction. */
+export const HISTORY_BATCH_ROWS = 2000;
+/** `import-history` names at most this many broken lines; the rest are only counted. */
+export const HISTORY_BROKEN_NAMED = 20;
+/** The kind imported prompt history carries (`search --kind history_prompt`). */
+export const HISTORY_KIND = "history_prompt";

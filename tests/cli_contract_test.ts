@@ -71,6 +71,20 @@ const COMMANDS: CommandSpec[] = [
     }),
   },
   { name: "hook", json: false },
+  {
+    name: "import-history",
+    json: true,
+    noStore: () => ({
+      added: 0,
+      already: 0,
+      broken: 0,
+      broken_lines: [],
+      dry_run: false,
+      excluded: 0,
+      file: null,
+      lines: 0,
+    }),
+  },
   { name: "ingest", json: false, freeArgs: true },
   { name: "install", json: false },
   { name: "mcp", json: false },
@@ -188,10 +202,14 @@ Deno.test("the contract covers every command in the registry", () => {
 const ALPHA = "/nonexistent/terminus-fixtures/alpha";
 const ID1 = "11111111-1111-4111-8111-111111111111";
 
-/** A sandbox whose store holds one archived session. */
+/** A sandbox whose store holds one archived session, beside a one-prompt history. */
 async function populated(): Promise<Sandbox> {
   const sb = await sandbox();
   await writeTranscript(sb.claude, ALPHA, `${ID1}.jsonl`, await fixture("every_record.jsonl"));
+  await Deno.writeTextFile(
+    join(sb.claude, "history.jsonl"),
+    JSON.stringify({ display: "hello", pastedContents: {}, timestamp: 1, project: ALPHA }) + "\n",
+  );
   const r = await runCli(sb, ["ingest"]);
   assert.equal(r.code, 0, r.err);
   return sb;

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { startModel } from "./e2e/model.ts";
-import { findClaude, makeHome, run, transcripts } from "./e2e/claude.ts";
+import { findClaude, ingestSettled, makeHome, run, transcripts } from "./e2e/claude.ts";
 
 const CLAUDE = findClaude();
 if (!CLAUDE) {
@@ -31,17 +31,6 @@ function hookErrors(recs: Rec[]): Rec[] {
 
 function turnIdsIn(text: string): number[] {
   return [...text.matchAll(/- turn (\d+) \(/g)].map((m) => Number(m[1]));
-}
-
-async function ingestSettled(h: Awaited<ReturnType<typeof makeHome>>): Promise<void> {
-  // Hooks start detached passes; one at a time runs. Run passes until one really ran.
-  for (let i = 0; i < 60; i++) {
-    const r = await run(h.launcher, ["ingest"], h, 60_000);
-    assert.equal(r.code, 0, r.stderr);
-    if (!r.stderr.includes("holds the ingest lock")) return;
-    await new Promise((res) => setTimeout(res, 250));
-  }
-  throw new Error("the ingest lock stayed held");
 }
 
 Deno.test({

@@ -96,6 +96,11 @@ export interface CliOptions {
   /** Extra variables; `undefined` removes one of the sandbox's. */
   env?: Record<string, string | undefined>;
   cwd?: string;
+  /**
+   * Run with the permission checks root would skip: as root, CAP_DAC_OVERRIDE and
+   * CAP_DAC_READ_SEARCH leave the bounding set, so a 0500 folder is read-only to the child.
+   */
+  asUser?: boolean;
 }
 
 export interface CliResult {
@@ -128,8 +133,12 @@ export function cliCommand(
   args: string[],
   opts: CliOptions & { stdout?: "piped" | "null"; stderr?: "piped" | "null" } = {},
 ): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: cliArgs(args),
+  const argv = [Deno.execPath(), ...cliArgs(args)];
+  const [cmd, ...rest] = opts.asUser && Deno.uid() === 0
+    ? ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", ...argv]
+    : argv;
+  return new Deno.Command(cmd, {
+    args: rest,
     cwd: opts.cwd ?? sb.dir,
     env: childEnv(sb, opts.env),
     clearEnv: true,

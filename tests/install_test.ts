@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { exists, REPO_DIR, runCli, writeTranscript } from "./helpers.ts";
+import { exists, query, REPO_DIR, runCli, writeTranscript } from "./helpers.ts";
 import {
   CLAUDE,
   claude,
@@ -401,6 +401,29 @@ async function archivedSessions(sb: SetupBox): Promise<number> {
   }
   return sessions;
 }
+
+Deno.test("install offers import-history when Claude Code has a prompt history, and does not run it", async () => {
+  await using sb = await setupBox({ script: "#!/bin/sh\nexit 0\n" });
+  const history = join(sb.claude, "history.jsonl");
+  await Deno.writeTextFile(
+    history,
+    JSON.stringify({ display: "hello", pastedContents: {}, timestamp: 1, project: "/x" }) + "\n",
+  );
+  const r = await install(sb);
+  assert.ok(r.out.includes(`history: ${history} holds`), r.out);
+  assert.match(r.out, /run: terminus import-history\n/);
+  await settle(sb);
+  if (await exists(join(sb.data, "terminus.db"))) {
+    const rows = query(
+      join(sb.data, "terminus.db"),
+      "SELECT name FROM sqlite_master WHERE name = 'history_prompts'",
+    );
+    assert.deepEqual(rows, [], "install imported nothing");
+  }
+  await Deno.remove(history);
+  const again = await install(sb);
+  assert.doesNotMatch(again.out, /import-history/, "no history, no offer");
+});
 
 Deno.test({
   name: "install starts a detached backfill of the transcripts already on disk",

@@ -539,3 +539,30 @@ Deno.test("mcp: with [privacy] redact_recall every result is filtered; the next 
   const ctx = await c.call("recall_context", { turn_id: w.tokenTurn });
   for (const t of ctx.doc.turns as Doc[]) assert.ok(!(t.text as string).includes(TOKEN));
 });
+
+Deno.test("mcp: imported prompt history never reaches Claude through recall_search", async () => {
+  const w = await world();
+  await using _sb = w.sb;
+  await Deno.writeTextFile(
+    join(w.sb.claude, "history.jsonl"),
+    JSON.stringify({
+      display: "frobnicate zygomorph history-only-marker",
+      pastedContents: {},
+      timestamp: 1764237600000,
+      project: ALPHA,
+    }) + "\n",
+  );
+  await cliOk(w.sb, ["import-history"]);
+  // a person finds it
+  const found = parseEnvelope(
+    (await cliOk(w.sb, ["search", "zygomorph", "--project", ALPHA, "--json"])).out,
+  ).data as { history: Doc[] };
+  assert.equal(found.history.length, 1);
+  // Claude does not, by its own word or with the turns it shares one with
+  await using c = await connect(envFor(w.sb), () => `${ALPHA}/src`);
+  const own = await c.call("recall_search", { query: "zygomorph" });
+  assert.deepEqual(own.doc.hits, []);
+  const shared = await c.call("recall_search", { query: "frobnicate", limit: 50 });
+  assert.ok((shared.doc.hits as Doc[]).length > 0);
+  assert.doesNotMatch(JSON.stringify(shared.doc), /history-only-marker/);
+});

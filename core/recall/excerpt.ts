@@ -34,7 +34,7 @@ function rawTurnText(line: Uint8Array, redacting: boolean): string {
     : new TextDecoder().decode(line);
 }
 
-function fold(text: string): string {
+export function fold(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 

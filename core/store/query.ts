@@ -5,6 +5,7 @@
 import type { Db } from "./db.ts";
 import { turnId } from "./ids.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
+import { historyProjects } from "./history_sql.ts";
 
 /** Which sessions a read may see: one project (or every project), minus excluded ones. */
 export interface Visibility {
@@ -29,13 +30,19 @@ export function visibleWhere(v: Visibility): { sql: string; params: string[] } {
   return { sql: parts.length ? parts.join(" AND ") : "1", params };
 }
 
-/** Every distinct archived project path and pre-worktree path, with the project it files under. */
+/**
+ * Every distinct archived project path and pre-worktree path, with the project it files under;
+ * with the projects only imported history knows, so such a folder can be scoped too.
+ */
 export function archivedProjects(db: Db): { path: string; project: string }[] {
-  return db.prepare(
+  const rows = db.prepare(
     `SELECT DISTINCT project AS path, project FROM session_meta WHERE project IS NOT NULL
      UNION SELECT DISTINCT project_pre_worktree AS path, project FROM session_meta
        WHERE project_pre_worktree IS NOT NULL AND project IS NOT NULL`,
   ).all() as { path: string; project: string }[];
+  const known = new Set(rows.map((r) => r.path));
+  for (const p of historyProjects(db)) if (!known.has(p)) rows.push({ path: p, project: p });
+  return rows;
 }
 
 export interface Candidate {

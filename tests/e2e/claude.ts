@@ -171,3 +171,14 @@ export function transcripts(h: Home): Map<string, Record<string, unknown>[]> {
   } catch { /* no transcripts yet */ }
   return out;
 }
+
+/** Runs passes until one really ran: hooks start detached passes, and one at a time runs. */
+export async function ingestSettled(h: Home): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    const r = await run(h.launcher, ["ingest"], h, 60_000);
+    if (r.code !== 0) throw new Error(`terminus ingest exited ${r.code}: ${r.stderr}`);
+    if (!r.stderr.includes("holds the ingest lock")) return;
+    await new Promise((res) => setTimeout(res, 250));
+  }
+  throw new Error("the ingest lock stayed held");
+}

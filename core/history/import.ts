@@ -1,0 +1,140 @@
+/**
+ * `terminus import-history`: Claude Code's history.jsonl (the prompts a person typed, with
+ * their time and folder, kept even after the transcripts are gone) into the store as
+ * `history_prompt` rows. Streamed line by line; a line that is not an entry is counted and
+ * named, and the rest go on. A second import adds nothing: a prompt is known by its time,
+ * folder and text.
+ */
+import { type Config, isExcluded } from "../config.ts";
+import { HISTORY_BATCH_ROWS, HISTORY_BROKEN_NAMED, HISTORY_LINE_MAX_BYTES } from "../constants.ts";
+import type { Db } from "../store/db.ts";
+import {
+  ensureHistoryTables,
+  historyHas,
+  type HistoryRow,
+  insertHistory,
+} from "../store/history_sql.ts";
+import { ProjectResolver } from "../transcript/project.ts";
+import { readLines } from "./lines.ts";
+
+export interface ImportResult {
+  file: string | null;
+  lines: number;
+  added: number;
+  already: number;
+  excluded: number;
+  broken: number;
+  broken_lines: { line: number; reason: string }[];
+  dry_run: boolean;
+}
+
+export function emptyImport(dryRun: boolean): ImportResult {
+  return {
+    file: null,
+    lines: 0,
+    added: 0,
+    already: 0,
+    excluded: 0,
+    broken: 0,
+    broken_lines: [],
+    dry_run: dryRun,
+  };
+}
+
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+type Draft = Omit<HistoryRow, "project">;
+
+/** One line as an entry, or why it is not one. Unknown fields are passed over. */
+export function parseEntry(bytes: Uint8Array): Draft | string {
+  let v: unknown;
+  try {
+    v = JSON.parse(decoder.decode(bytes));
+  } catch (e) {
+    return e instanceof TypeError ? "not UTF-8" : "not JSON";
+  }
+  if (!v || typeof v !== "object" || Array.isArray(v)) return "not a JSON object";
+  const o = v as Record<string, unknown>;
+  if (typeof o.display !== "string") return "no display text";
+  let ms: number;
+  if (typeof o.timestamp === "number") ms = o.timestamp;
+  else if (typeof o.timestamp === "string") ms = Date.parse(o.timestamp);
+  else return "no timestamp";
+  if (!Number.isFinite(ms) || Math.abs(ms) > 8.64e15) return "a timestamp that is no time";
+  if (o.project !== undefined && o.project !== null && typeof o.project !== "string") {
+    return "a project that is not a path";
+  }
+  const texts: string[] = [];
+  let pasted: string | null = null;
+  if (o.pastedContents && typeof o.pastedContents === "object") {
+    pasted = JSON.stringify(o.pastedContents);
+    for (const p of Object.values(o.pastedContents as Record<string, unknown>)) {
+      const c = (p as Record<string, unknown> | null)?.content;
+      if (typeof c === "string") texts.push(c);
+    }
+  }
+  return {
+    at: new Date(ms).toISOString(),
+    cwd: (o.project as string | undefined) ?? null,
+    sessionId: typeof o.sessionId === "string" ? o.sessionId : null,
+    display: o.display,
+    pasted,
+    body: [o.display, ...texts].join("\n"),
+  };
+}
+
+/**
+ * Reads `file` and imports it into `db` (null on a dry run with no store yet). On a dry run
+ * nothing is written; `added` then counts what would be.
+ */
+export async function importHistory(
+  db: Db | null,
+  cfg: Config,
+  file: string,
+  dryRun: boolean,
+): Promise<ImportResult> {
+  const res: ImportResult = { ...emptyImport(dryRun), file };
+  const resolver = new ProjectResolver();
+  if (db && !dryRun) ensureHistoryTables(db);
+  let batch: HistoryRow[] = [];
+  const flush = () => {
+    if (!batch.length) return;
+    if (dryRun) {
+      for (const r of batch) {
+        if (db && historyHas(db, r)) res.already++;
+        else res.added++;
+      }
+    } else {
+      const n = insertHistory(db!, batch);
+      res.added += n;
+      res.already += batch.length - n;
+    }
+    batch = [];
+  };
+  const broken = (line: number, reason: string) => {
+    res.broken++;
+    if (res.broken_lines.length < HISTORY_BROKEN_NAMED) res.broken_lines.push({ line, reason });
+  };
+  for await (const l of readLines(file, HISTORY_LINE_MAX_BYTES)) {
+    res.lines = l.no;
+    if (l.bytes === null) {
+      broken(l.no, `longer than ${HISTORY_LINE_MAX_BYTES} bytes (${l.tooLong})`);
+      continue;
+    }
+    if (l.bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue; // blank
+    const d = parseEntry(l.bytes);
+    if (typeof d === "string") {
+      broken(l.no, d);
+      continue;
+    }
+    const project = d.cwd ? (await resolver.resolve(d.cwd)).project : null;
+    if (isExcluded(cfg, project) || isExcluded(cfg, d.cwd)) {
+      res.excluded++;
+      continue;
+    }
+    batch.push({ ...d, project });
+    if (batch.length >= HISTORY_BATCH_ROWS) flush();
+  }
+  flush();
+  return res;
+}

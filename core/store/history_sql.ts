@@ -1,0 +1,127 @@
+/**
+ * The SQL of imported prompt history (`terminus import-history`): the person's prompts from
+ * Claude Code's history.jsonl, kind `history_prompt`, each with its time and project, and a
+ * search index of their own. They live apart from turns on purpose: every path that hands
+ * text to Claude (hooks, MCP) reads turns only, so history can never reach it.
+ *
+ * The tables are made by the first import (CREATE IF NOT EXISTS), so a store made before them
+ * needs no other migration; reads check they exist. They are not derived: reindex leaves them.
+ */
+import { type Db, transaction } from "./db.ts";
+import { type Visibility, visibleWhere } from "./query.ts";
+
+const HISTORY_DDL = `
+CREATE TABLE IF NOT EXISTS history_prompts (
+  id INTEGER PRIMARY KEY,
+  at TEXT NOT NULL,
+  cwd TEXT,
+  project TEXT,
+  session_id TEXT,
+  display TEXT NOT NULL,
+  pasted TEXT,
+  UNIQUE (at, cwd, display)
+);
+CREATE INDEX IF NOT EXISTS history_prompts_project ON history_prompts(project);
+CREATE VIRTUAL TABLE IF NOT EXISTS history_fts USING fts5(
+  body, content='', contentless_delete=1, tokenize='unicode61', detail=column
+);
+`;
+
+export interface HistoryRow {
+  at: string;
+  cwd: string | null;
+  project: string | null;
+  sessionId: string | null;
+  display: string;
+  /** pastedContents as found, JSON, or null. */
+  pasted: string | null;
+  /** What the index holds: the prompt and any pasted text. */
+  body: string;
+}
+
+export function hasHistoryTables(db: Db): boolean {
+  return !!db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'history_prompts'",
+  ).get();
+}
+
+export function ensureHistoryTables(db: Db): void {
+  db.exec(HISTORY_DDL);
+}
+
+/** Whether this prompt is already imported (same time, folder and text). */
+export function historyHas(db: Db, r: Pick<HistoryRow, "at" | "cwd" | "display">): boolean {
+  if (!hasHistoryTables(db)) return false;
+  return !!db.prepare(
+    "SELECT 1 FROM history_prompts WHERE at = ? AND cwd IS ? AND display = ?",
+  ).get(r.at, r.cwd, r.display);
+}
+
+/** Inserts in one transaction; returns how many were new. */
+export function insertHistory(db: Db, rows: HistoryRow[]): number {
+  const ins = db.prepare(
+    `INSERT OR IGNORE INTO history_prompts (at, cwd, project, session_id, display, pasted)
+     VALUES (?, ?, ?, ?, ?, ?)`,
+  );
+  const fts = db.prepare("INSERT INTO history_fts (rowid, body) VALUES (?, ?)");
+  let added = 0;
+  transaction(db, () => {
+    for (const r of rows) {
+      const res = ins.run(r.at, r.cwd, r.project, r.sessionId, r.display, r.pasted);
+      if (Number(res.changes) === 0) continue;
+      fts.run(Number(res.lastInsertRowid), r.body);
+      added++;
+    }
+  });
+  return added;
+}
+
+/** Projects that only history knows of, so a folder with history alone can be scoped. */
+export function historyProjects(db: Db): string[] {
+  if (!hasHistoryTables(db)) return [];
+  return (db.prepare(
+    "SELECT DISTINCT project FROM history_prompts WHERE project IS NOT NULL",
+  ).all() as { project: string }[]).map((r) => r.project);
+}
+
+export interface HistoryHitRow {
+  id: number;
+  at: string;
+  project: string | null;
+  display: string;
+  pasted: string | null;
+  score: number;
+}
+
+/** Visible history prompts matching an FTS5 expression, best first. */
+export function searchHistory(
+  db: Db,
+  match: string,
+  vis: Visibility,
+  f: { since: string | null; until: string | null; limit: number },
+): HistoryHitRow[] {
+  if (!hasHistoryTables(db)) return [];
+  const w = visibleWhere(vis);
+  const where = [w.sql];
+  const params: (string | number)[] = [match, ...w.params];
+  if (f.since) {
+    where.push("m.at >= ?");
+    params.push(f.since);
+  }
+  if (f.until) {
+    where.push("m.at <= ?");
+    params.push(f.until);
+  }
+  params.push(f.limit);
+  return db.prepare(
+    `SELECT m.id, m.at, m.project, m.display, m.pasted, bm25(history_fts) AS score
+     FROM history_fts JOIN history_prompts m ON m.id = history_fts.rowid
+     WHERE history_fts MATCH ? AND ${where.join(" AND ")}
+     ORDER BY score, m.at DESC LIMIT ?`,
+  ).all(...params) as unknown as HistoryHitRow[];
+}
+
+export function historyCount(db: Db): number {
+  if (!hasHistoryTables(db)) return 0;
+  return (db.prepare("SELECT count(*) AS n FROM history_prompts").get() as { n: number }).n;
+}

@@ -1,0 +1,253 @@
+/**
+ * terminus import-history: Claude Code's history.jsonl as history_prompt entries. Streamed,
+ * broken lines counted and named, idempotent, scoped by project in search, marked as history,
+ * and never handed to Claude by the hooks.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import {
+  cliOk,
+  exists,
+  fixtureText,
+  parseEnvelope,
+  runCli,
+  type Sandbox,
+  sandbox,
+  writeConfig,
+} from "./helpers.ts";
+import { holdLock } from "./read_helpers.ts";
+import {
+  additionalContext,
+  ALPHA,
+  daysAgo,
+  hookOnTime,
+  hookSandbox,
+  ingestSettled,
+  promptPayload,
+  Session,
+  sid,
+  startPayload,
+} from "./inject_helpers.ts";
+
+type Rec = Record<string, unknown>;
+
+/** The fixture, its project placeholders filled in, written where Claude Code keeps it. */
+async function writeHistory(sb: Sandbox, alpha: string, beta: string): Promise<string> {
+  const text = (await fixtureText("history/history.jsonl")).replaceAll("@ALPHA@", alpha)
+    .replaceAll("@BETA@", beta);
+  const file = join(sb.claude, "history.jsonl");
+  await Deno.writeTextFile(file, text);
+  return file;
+}
+
+async function importJson(sb: Sandbox, ...args: string[]): Promise<Rec> {
+  const r = await cliOk(sb, ["import-history", ...args, "--json"]);
+  assert.equal(r.err, "");
+  return parseEnvelope(r.out).data;
+}
+
+function rows(store: string): Rec[] {
+  const db = new DatabaseSync(store, { readOnly: true });
+  try {
+    return db.prepare("SELECT at, cwd, project, display FROM history_prompts ORDER BY at").all();
+  } finally {
+    db.close();
+  }
+}
+
+async function projects(sb: Sandbox): Promise<{ alpha: string; beta: string }> {
+  const alpha = join(sb.dir, "alpha");
+  const beta = join(sb.dir, "beta");
+  await Deno.mkdir(alpha);
+  await Deno.mkdir(beta);
+  return { alpha, beta };
+}
+
+Deno.test("import-history: every entry kept, broken lines counted and named, unknown fields fine, a second import adds nothing", async () => {
+  await using sb = await sandbox();
+  const { alpha, beta } = await projects(sb);
+  const file = await writeHistory(sb, alpha, beta);
+
+  // a dry run with no store: counts, and creates nothing
+  const dry = await importJson(sb, "--dry-run");
+  assert.equal(dry.added, 5);
+  assert.equal(dry.dry_run, true);
+  assert.equal(await exists(sb.data), false, "a dry run creates no store");
+
+  const first = await importJson(sb);
+  assert.deepEqual(first, {
+    file,
+    lines: 9,
+    added: 5,
+    already: 0,
+    excluded: 0,
+    broken: 3,
+    broken_lines: [
+      { line: 4, reason: "not JSON" },
+      { line: 6, reason: "not a JSON object" },
+      { line: 7, reason: "no timestamp" },
+    ],
+    dry_run: false,
+  });
+  assert.deepEqual(rows(sb.store).map((r) => [r.at, r.project, r.display]), [
+    ["2025-11-27T10:00:00.000Z", alpha, "fix the flaky kestrel upload test in src/upload.ts"],
+    ["2025-11-27T11:00:00.000Z", alpha, "[Pasted text #1 +3 lines] why does this fail"],
+    ["2025-11-27T12:00:00.000Z", beta, "kestrel in beta as well"],
+    ["2025-11-27T13:00:00.000Z", alpha, "zebrafish with a field from a later version"],
+    ["2025-11-27T14:00:00.000Z", alpha, "[Pasted text #1 +900 lines] look at the big paste"],
+  ]);
+
+  // human mode: the summary and each broken line on stderr, nothing on stdout
+  const human = await runCli(sb, ["import-history"]);
+  assert.equal(human.code, 0);
+  assert.equal(human.out, "");
+  assert.match(human.err, new RegExp(`${file}:4: skipped, not JSON`));
+  assert.match(human.err, /0 prompt\(s\) added, 5 already imported/);
+  assert.equal(rows(sb.store).length, 5, "a second import adds nothing");
+
+  const dry2 = await importJson(sb, "--dry-run");
+  assert.equal(dry2.added, 0);
+  assert.equal(dry2.already, 5);
+
+  // a prompt Claude Code appends later is the only one the next import adds
+  await Deno.writeTextFile(
+    file,
+    JSON.stringify({
+      display: "one more kestrel",
+      pastedContents: {},
+      timestamp: 1764255600000,
+      project: alpha,
+    }) + "\n",
+    { append: true },
+  );
+  const third = await importJson(sb);
+  assert.equal(third.added, 1);
+  assert.equal(third.already, 5);
+});
+
+Deno.test("import-history: search finds prompts and pasted text, scoped by project, with their time, marked as history", async () => {
+  await using sb = await sandbox();
+  const { alpha, beta } = await projects(sb);
+  await writeHistory(sb, alpha, beta);
+  await importJson(sb);
+
+  const inAlpha = await cliOk(sb, ["search", "kestrel", "--json"], { cwd: alpha });
+  const doc = parseEnvelope(inAlpha.out).data as { hits: Rec[]; history: Rec[] };
+  assert.deepEqual(doc.hits, []);
+  assert.deepEqual(doc.history.map((h) => [h.kind, h.ts, h.project, h.excerpt]), [
+    [
+      "history_prompt",
+      "2025-11-27T10:00:00.000Z",
+      alpha,
+      "fix the flaky kestrel upload test in src/upload.ts",
+    ],
+  ]);
+  const everywhere = parseEnvelope(
+    (await cliOk(sb, ["search", "kestrel", "--project", "*", "--json"])).out,
+  ).data as { history: Rec[] };
+  assert.deepEqual(everywhere.history.map((h) => h.project).sort(), [alpha, beta].sort());
+
+  // pasted text is searchable; the excerpt shows it
+  const pasted = parseEnvelope(
+    (await cliOk(sb, ["search", "quokka", "--json"], { cwd: alpha })).out,
+  ).data as { history: Rec[] };
+  assert.equal(pasted.history.length, 1);
+  assert.match(String(pasted.history[0].excerpt), /quokka overflow/);
+
+  // human mode marks the hit as history and gives its time
+  const human = await cliOk(sb, ["search", "zebrafish"], { cwd: alpha });
+  assert.equal(
+    human.out,
+    `history  2025-11-27 13:00  ${alpha}\n    zebrafish with a field from a later version\n`,
+  );
+  // --kind history_prompt asks for history alone; another kind or a tool leaves it out
+  const kinds = async (...args: string[]) =>
+    (parseEnvelope((await cliOk(sb, ["search", "kestrel", ...args, "--json"], { cwd: alpha })).out)
+      .data as { history: Rec[] }).history.length;
+  assert.equal(await kinds("--kind", "history_prompt"), 1);
+  assert.equal(await kinds("--kind", "user"), 0);
+  assert.equal(await kinds("--tool", "Bash"), 0);
+  assert.equal(await kinds("--since", "2025-11-28"), 0);
+});
+
+Deno.test("import-history: excluded projects are not imported; a line too long to hold is named", async () => {
+  await using sb = await sandbox();
+  const { alpha, beta } = await projects(sb);
+  await writeConfig(sb, `exclude = ["${beta}"]\n`);
+  const file = await writeHistory(sb, alpha, beta);
+  // 9 MiB on one line: more than an import holds in memory for a line
+  const line = `{"display":"${"x".repeat(9 * 1024 * 1024)}","timestamp":1,"project":"${alpha}"}`;
+  await Deno.writeTextFile(file, line + "\n", { append: true });
+  const r = await importJson(sb);
+  assert.equal(r.excluded, 1);
+  assert.equal(r.added, 4);
+  assert.equal(r.lines, 10);
+  assert.deepEqual((r.broken_lines as Rec[]).at(-1), {
+    line: 10,
+    reason: `longer than ${8 * 1024 * 1024} bytes (${new TextEncoder().encode(line).length})`,
+  });
+  assert.equal(rows(sb.store).some((x) => x.project === beta), false);
+  const s = await runCli(sb, ["search", "kestrel", "--project", beta, "--json"]);
+  const data = parseEnvelope(s.out).data as { hits: Rec[]; history?: Rec[] };
+  assert.deepEqual([data.hits, data.history ?? []], [[], []], "an excluded project shows nothing");
+});
+
+Deno.test("import-history: the hooks never hand a history prompt to Claude", async () => {
+  await using sb = await hookSandbox();
+  const s = new Session(sid(0x71), ALPHA, daysAgo(3));
+  s.user("look at the retry budget in src/worker/S.ts");
+  s.read(`${ALPHA}/src/worker/S.ts`, "export const retryBudget = 3;");
+  s.assistant("The retry budget lives in src/worker/S.ts; it is 3.");
+  await s.write(sb);
+  await ingestSettled(sb);
+  await Deno.writeTextFile(
+    join(sb.claude, "history.jsonl"),
+    [
+      { display: "history-only-marker: src/worker/S.ts retryBudget", t: 1764237600000 },
+      { display: "history-only-marker again about retryBudget", t: 1764237700000 },
+    ].map((h) =>
+      JSON.stringify({ display: h.display, pastedContents: {}, timestamp: h.t, project: ALPHA })
+    ).join("\n") + "\n",
+  );
+  assert.equal((await importJson(sb)).added, 2);
+  // the history is there to find by a person
+  const found = parseEnvelope(
+    (await cliOk(sb, ["search", "history", "only", "marker", "--project", ALPHA, "--json"])).out,
+  ).data as { history: Rec[] };
+  assert.equal(found.history.length, 2);
+
+  // hookOnTime runs it again when a loaded machine pushed it past its 50 ms deadline
+  const r = await hookOnTime(sb, ["UserPromptSubmit"], {
+    stdin: promptPayload(sid(0x72), ALPHA, "what is retryBudget in src/worker/S.ts now?"),
+  });
+  assert.equal(r.code, 0, r.err);
+  const ctx = additionalContext(r, "UserPromptSubmit");
+  assert.ok(ctx && ctx.startsWith("Terminus recall"), "recall fired: the prompt named a path");
+  assert.ok(!ctx!.includes("history-only-marker"), "no history prompt was handed over");
+  const start = await hookOnTime(sb, ["SessionStart"], { stdin: startPayload(sid(0x73), ALPHA) });
+  assert.equal(start.code, 0, start.err);
+  assert.match(additionalContext(start, "SessionStart") ?? "", /Terminus resume brief/);
+  assert.ok(!start.out.includes("history-only-marker"), "nor in the brief");
+});
+
+Deno.test("import-history: while another process holds the ingest lock it imports nothing and says so; --dry-run still counts", async () => {
+  await using sb = await sandbox();
+  const { alpha, beta } = await projects(sb);
+  await writeHistory(sb, alpha, beta);
+  await cliOk(sb, ["import-history", "--dry-run"]);
+  await Deno.mkdir(sb.data, { recursive: true });
+  const lock = await holdLock(sb.data);
+  try {
+    const r = await runCli(sb, ["import-history", "--json"]);
+    assert.equal(r.code, 1);
+    const doc = parseEnvelope(r.out);
+    assert.match(doc.reason!, /holds the ingest lock.*run import-history again/);
+    assert.equal(doc.data.added, 0);
+    const dry = await importJson(sb, "--dry-run");
+    assert.equal(dry.added, 5);
+  } finally {
+    lock.release();
+  }
+  assert.equal((await importJson(sb)).added, 5);
+});

@@ -1,0 +1,244 @@
+/**
+ * terminus sessions browse, driven through a real terminal: tmux runs it at 80x24, send-keys
+ * types, capture-pane reads the screen. Waits poll the screen a bounded number of times; no
+ * assertion depends on how long anything took.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { cliArgs, exists } from "./helpers.ts";
+import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
+
+function hasTmux(): boolean {
+  try {
+    return new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" }).outputSync()
+      .success;
+  } catch {
+    return false;
+  }
+}
+const TMUX = hasTmux();
+if (!TMUX) console.warn("tmux was not found; the sessions browse tests are skipped");
+
+const SIDS = [
+  "b0000000-0000-4000-8000-000000000001",
+  "b0000000-0000-4000-8000-000000000002",
+  "b0000000-0000-4000-8000-000000000003",
+];
+
+async function threeSessions(): Promise<{ w: World; alpha: string; files: string[] }> {
+  const w = await world();
+  const alpha = w.dir("alpha");
+  const talk = [
+    ["fix the kestrel upload test", "The kestrel upload test was flaky: a timeout of 5 ms."],
+    ["where is the retry budget set", "It is 3, set in src/worker.ts line 1."],
+    ["rename the zebra module", "Renamed zebra to stripes everywhere."],
+  ];
+  const files: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const t = new Transcript({
+      sessionId: SIDS[i],
+      cwd: alpha,
+      start: `2026-03-0${i + 1}T09:00:00.000Z`,
+    });
+    t.user(talk[i][0]);
+    t.assistant(talk[i][1]);
+    files.push(await put(w, t));
+  }
+  await ingest(w);
+  return { w, alpha, files };
+}
+
+class Tmux implements AsyncDisposable {
+  readonly socket = `terminus-test-${crypto.randomUUID().slice(0, 8)}`;
+  constructor(readonly dir: string) {}
+
+  async tmux(...args: string[]): Promise<string> {
+    const o = await new Deno.Command("tmux", {
+      args: ["-L", this.socket, "-f", "/dev/null", ...args],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    if (!o.success) {
+      throw new Error(`tmux ${args.join(" ")}: ${new TextDecoder().decode(o.stderr)}`);
+    }
+    return new TextDecoder().decode(o.stdout);
+  }
+
+  /** Starts `terminus sessions browse` in `cwd`; its stdout and exit code land in files. */
+  async start(env: Record<string, string>, cwd: string): Promise<void> {
+    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+    const script = join(this.dir, "browse.sh");
+    await Deno.writeTextFile(
+      script,
+      [
+        "#!/bin/sh",
+        ...Object.entries({ ...env, TERM: "xterm-256color" }).map(([k, v]) =>
+          `export ${k}=${q(v)}`
+        ),
+        `cd ${q(cwd)}`,
+        `${q(Deno.execPath())} ${cliArgs(["sessions", "browse"]).map(q).join(" ")} > ${
+          q(join(this.dir, "out"))
+        }`,
+        `echo $? > ${q(join(this.dir, "code"))}`,
+        "sleep 30",
+      ].join("\n") + "\n",
+      { mode: 0o755 },
+    );
+    await this.tmux("new-session", "-d", "-s", "b", "-x", "80", "-y", "24", script);
+  }
+
+  screen(): Promise<string> {
+    return this.tmux("capture-pane", "-p", "-t", "b");
+  }
+
+  keys(...keys: string[]): Promise<string> {
+    return this.tmux("send-keys", "-t", "b", ...keys);
+  }
+
+  type(text: string): Promise<string> {
+    return this.tmux("send-keys", "-t", "b", "-l", text);
+  }
+
+  /** Polls the screen until `ok` holds (at most 600 looks); returns the screen. */
+  async until(ok: (screen: string) => boolean, what: string): Promise<string> {
+    let last = "";
+    for (let i = 0; i < 600; i++) {
+      last = await this.screen();
+      if (ok(last)) return last;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`the screen never showed ${what}:\n${last}`);
+  }
+
+  /** Waits for the browser to exit; returns its stdout and exit code. */
+  async exited(): Promise<{ out: string; code: number; err: string }> {
+    const code = join(this.dir, "code");
+    for (let i = 0; i < 600 && !(await exists(code)); i++) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    return {
+      code: Number((await Deno.readTextFile(code)).trim()),
+      out: await Deno.readTextFile(join(this.dir, "out")),
+      err: await this.screen(),
+    };
+  }
+
+  async [Symbol.asyncDispose]() {
+    await this.tmux("kill-server").catch(() => {});
+  }
+}
+
+const lines = (screen: string) => screen.split("\n");
+
+Deno.test({
+  name:
+    "browse at 80x24: type a query, move, open the preview, Enter prints the resume line; redraws on resize",
+  ignore: !TMUX,
+  async fn() {
+    const { w, alpha } = await threeSessions();
+    await using _ = w;
+    await using t = new Tmux(w.sb.dir);
+    await t.start(w.sb.env, alpha);
+    let s = await t.until((x) => x.includes("3 found"), "three sessions");
+    assert.ok(lines(s)[0].startsWith(`terminus sessions · ${alpha} · 3 found`), s);
+    assert.ok(s.includes("rename the zebra module"));
+    assert.ok(lines(s).every((l) => [...l].length <= 80), "nothing wider than the terminal");
+
+    await t.type("retry");
+    s = await t.until((x) => x.includes("1 found"), "one match for 'retry'");
+    assert.ok(s.includes("search: retry"));
+    assert.match(s, /> #\d+ {2}2026-03-02 {2}where is the retry budget set/);
+    assert.doesNotMatch(s, /zebra/);
+
+    await t.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace");
+    s = await t.until((x) => x.includes("3 found"), "all three again");
+    await t.keys("Down", "Down"); // into the list, then to the second session
+    await t.keys("p");
+    s = await t.until((x) => x.includes("─".repeat(80)), "the preview pane");
+    assert.match(s, /> #\d+ {2}2026-03-02 {2}where is the retry budget set/);
+    assert.ok(s.includes("It is 3, set in src/worker.ts line 1."), s);
+    assert.equal(lines(s).length >= 24, true);
+
+    await t.keys("a");
+    s = await t.until((x) => x.includes("terminus sessions · all projects"), "every project");
+    await t.tmux("resize-window", "-t", "b", "-x", "100", "-y", "30");
+    s = await t.until((x) => x.includes("─".repeat(100)), "a redraw at 100 columns");
+
+    await t.keys("Enter");
+    const r = await t.exited();
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `cd ${alpha} && claude --resume ${SIDS[1]}\n`);
+  },
+});
+
+Deno.test({
+  name:
+    "browse: t tags, e exports, r restores the selected session; q and Esc quit printing nothing",
+  ignore: !TMUX,
+  async fn() {
+    const { w, alpha, files } = await threeSessions();
+    await using _ = w;
+    {
+      await using t = new Tmux(join(w.sb.dir));
+      await t.start(w.sb.env, alpha);
+      await t.until((x) => x.includes("3 found"), "three sessions");
+      await t.type("zebra");
+      await t.until((x) => x.includes("1 found"), "the zebra session");
+      await t.keys("Down", "t");
+      await t.until((x) => x.includes("tag #"), "the tag prompt");
+      await t.type("bughunt");
+      await t.keys("Enter");
+      let s = await t.until((x) => x.includes("tags +bughunt"), "the tag confirmed");
+      assert.match(s, /rename the zebra module {2}\+bughunt/);
+
+      await t.keys("e");
+      s = await t.until((x) => x.includes("exported to"), "the export confirmed");
+      const md = join(alpha, (/exported to .*\/(session-\d+\.md)/.exec(s) ?? [])[1] ?? "none");
+      assert.ok(await exists(md), s);
+      assert.match(await Deno.readTextFile(md), /rename the zebra module/);
+
+      await Deno.remove(files[2]);
+      await t.keys("r");
+      s = await t.until((x) => x.includes("restored"), "the restore confirmed");
+      assert.ok(await exists(files[2]), "the transcript is back");
+      await t.keys("q");
+      const r = await t.exited();
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, "");
+    }
+    const db = new DatabaseSync(w.sb.store, { readOnly: true });
+    try {
+      assert.deepEqual(
+        db.prepare("SELECT tag FROM session_tags").all().map((r) => r.tag),
+        ["bughunt"],
+      );
+    } finally {
+      db.close();
+    }
+    {
+      // +tag in the search line filters; Esc quits
+      await using t = new Tmux(join(w.sb.dir, "alpha"));
+      await t.start(w.sb.env, alpha);
+      await t.until((x) => x.includes("3 found"), "three sessions");
+      await t.type("+bughunt");
+      await t.until((x) => x.includes("1 found"), "the tagged session");
+      await t.keys("Escape");
+      const r = await t.exited();
+      assert.equal(r.code, 0, r.err);
+      assert.equal(r.out, "");
+    }
+  },
+});
+
+Deno.test("browse: without a terminal it says so and exits 1; --json is misuse", async () => {
+  const { w, alpha } = await threeSessions();
+  await using _ = w;
+  const r = await w.run(["sessions", "browse"], { cwd: alpha });
+  assert.equal(r.code, 1);
+  assert.equal(r.out, "");
+  assert.match(r.err, /sessions browse needs a terminal on stdin and stderr/);
+  const j = await w.run(["sessions", "browse", "--json"], { cwd: alpha });
+  assert.equal(j.code, 2);
+  assert.match(j.err, /sessions browse is interactive; it takes no --json/);
+});
