@@ -53,6 +53,13 @@ export const HELP: Record<string, CommandHelp> = {
     options: [],
     examples: ["(run by Claude Code) terminus hook SessionStart"],
   },
+  "import-history": {
+    options: [
+      ["--dry-run", "count what would be imported, import nothing"],
+      JSON_OPTION,
+    ],
+    examples: ["terminus import-history --dry-run", "terminus import-history"],
+  },
   ingest: {
     options: [],
     examples: ["terminus ingest", "terminus ingest ~/.claude/projects/-home-me-app/<uuid>.jsonl"],
@@ -123,12 +130,19 @@ export const HELP: Record<string, CommandHelp> = {
       ["--raw", "show, export: with redact_recall on, the text unfiltered for this run"],
       ["--format md|html|jsonl", "export: the file's form"],
       ["--clear", "name: take the session's name off"],
+      [
+        "--to <dir>",
+        "restore: the Claude Code config folder to write into (default: where it came from)",
+      ],
+      ["--dry-run", "restore: say what would be written, write nothing"],
       JSON_OPTION,
     ],
     examples: [
       "terminus sessions --project '*' --limit 5",
       "terminus sessions show 42",
       "terminus sessions export 42 --format md > auth-flow.md",
+      "terminus sessions restore 42",
+      "terminus sessions browse",
     ],
   },
   show: {

@@ -70,6 +70,7 @@ const COMMANDS: CommandSpec[] = [
       turns: 0,
     }),
   },
+  { name: "help", json: false },
   { name: "hook", json: false },
   {
     name: "import-history",

@@ -18,6 +18,8 @@ const DOCUMENTED_CODE: Record<string, { code: number; why: RegExp }> = {
   // with no answer to read (stdin closed), nothing moves or is deleted, and the exit is 1
   "terminus data move ~/archive/terminus": { code: 1, why: /no answer to read/ },
   "terminus uninstall --purge": { code: 1, why: /purge/ },
+  // the browser is interactive: without a terminal it says so and exits 1
+  "terminus sessions browse": { code: 1, why: /needs a terminal/ },
 };
 
 /** Lines the test does not run, each for a reason. */
@@ -26,6 +28,10 @@ const NOT_RUN: [RegExp, string][] = [
   [/^deno task test$/, "the suite itself"],
   [/^(rm|cp) /, "the restore steps, run literally in maintenance_test.ts"],
   [/\u2026/, "a path elided with an ellipsis, shown for its form"],
+  [
+    /^cd \S+ && claude --resume /,
+    "what restore and browse print, for claude: e2e_restore_test.ts runs it",
+  ],
 ];
 
 /** The shell words of one line (single and double quotes, `~/` as HOME). */
