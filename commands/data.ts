@@ -207,6 +207,9 @@ export async function moveData(
       );
     }
 
+    try {
+      Deno.removeSync(`${target}/${MOVE_STAGING}`);
+    } catch { /* an empty folder left behind is skipped by the next move's copy */ }
     const done = [...cleared, `copied ${humanBytes(copied)} to ${target}`, `recorded in ${file}`];
     try {
       Deno.removeSync(real, { recursive: true });

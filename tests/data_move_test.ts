@@ -575,3 +575,20 @@ Deno.test("mountinfo: the longest mount point holding the path names its type", 
   assert.equal(networkFsType("/srv/opt/t", text), "smb3");
   assert.equal(networkFsType("/home/me", text), null);
 });
+
+Deno.test("a move killed after its copy was whole but before it was recorded is recognised and redone", async () => {
+  const m = await moving();
+  await using _ = m.sb;
+  const before = await snapshot(m.data);
+  // What the move leaves at that instant: every entry renamed into place, the emptied staging
+  // folder still there (it goes only once the new location is recorded), nothing recorded.
+  const target = join(m.sb.dir, "new", "place");
+  await Deno.mkdir(join(target, ".terminus-move.partial"), { recursive: true, mode: 0o700 });
+  const cp = await new Deno.Command("cp", { args: ["-a", `${m.data}/.`, target] }).output();
+  assert.equal(cp.code, 0);
+  assert.ok(!(await exists(m.locationFile)));
+  const r = await cli(m, ["data", "move", target, "-y"]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.err, /^cleared what an earlier move left in /m);
+  assert.deepEqual(await snapshot(target), before, "exactly the data directory, nothing left over");
+});

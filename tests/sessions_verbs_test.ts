@@ -309,7 +309,8 @@ Deno.test({
       `const b = new Uint8Array(await new Response(Deno.stdin.readable).arrayBuffer());\n` +
         `Deno.writeFileSync(${JSON.stringify(kept)}, b);\n`,
     );
-    const PAGER = `deno run --quiet --allow-write=${kept} ${pager}`;
+    // the runtime by its full path: the program may run itself only by that path
+    const PAGER = `${Deno.execPath()} run --quiet --allow-write=${kept} ${pager}`;
     const paged = await onTty(f, ["sessions", "show", no], { NO_COLOR: "1", PAGER }, 10);
     assert.equal(paged.code, 0, paged.out);
     assert.match(await Deno.readTextFile(kept), /Retry budget, found/);

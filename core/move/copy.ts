@@ -4,6 +4,7 @@
  * the copy, because the data directory holds nothing else.
  */
 import { syncDir } from "../fs.ts";
+import { MOVE_STAGING } from "./target.ts";
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 
@@ -50,6 +51,7 @@ export function copyTree(from: string, to: string): number {
   let total = 0;
   const entries = [...Deno.readDirSync(from)].sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const ent of entries) {
+    if (ent.name === MOVE_STAGING) continue; // an emptied staging folder a killed move left
     const src = join(from, ent.name);
     const dst = join(to, ent.name);
     const info = Deno.lstatSync(src);
@@ -68,8 +70,9 @@ export function copyTree(from: string, to: string): number {
 
 /**
  * Copies `from` into `staging` (created 0700 inside `target`), then renames each entry into
- * `target` and removes `staging`. A move stopped part way leaves only `staging` and entries
- * already complete, never a half-written file under a real name.
+ * `target`, leaving `staging` empty for the caller to remove once the move is recorded. A move
+ * stopped part way leaves only `staging` and entries already complete, never a half-written
+ * file under a real name.
  */
 export function copyStaged(from: string, target: string, staging: string): number {
   Deno.mkdirSync(staging, { mode: DIR_MODE });
@@ -78,6 +81,7 @@ export function copyStaged(from: string, target: string, staging: string): numbe
     Deno.renameSync(join(staging, ent.name), join(target, ent.name));
   }
   syncDir(target);
-  Deno.removeSync(staging);
+  // `staging`, empty now, stays until the caller has recorded the new location: a move killed
+  // before then leaves it, and the next move to the same place knows the copy for its own
   return total;
 }
