@@ -110,10 +110,13 @@ const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? 
 
 export async function runHook(event: HookEvent, ctx: Context): Promise<HookResult> {
   const res: HookResult = { stdout: null, stderr: [] };
+  // resolved once (it may read the recorded data location); an error is met again below
+  let dataDir: string | null = null;
   try {
+    dataDir = resolveDataDir(ctx.env);
     // A burst of prompts starts one pass, not one each; a session's start and end always do.
     const always = event === "SessionStart" || event === "SessionEnd";
-    if (claimPassStart(resolveDataDir(ctx.env), always)) spawnIngest(ctx);
+    if (claimPassStart(dataDir, always)) spawnIngest(ctx);
   } catch (e) {
     res.stderr.push(
       `terminus hook: the archive pass could not be started: ${(e as Error).message}`,
@@ -144,8 +147,7 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
   const late = () => performance.now() - started > HOOK_DEADLINE_MS;
   try {
     const cfg = loadConfig(ctx.env);
-    const dataDir = resolveDataDir(ctx.env);
-    const h = new Handler(event, payload, cfg, dataDir, late);
+    const h = new Handler(event, payload, cfg, dataDir ?? resolveDataDir(ctx.env), late);
     const text = h.run();
     for (const p of h.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
     if (text !== null && !late()) res.stdout = output(event, text);

@@ -12,41 +12,8 @@ import {
   sessionNosForId,
 } from "../store/inject_sql.ts";
 import { type Hit, structuralRank } from "../recall/rank.ts";
-import { type Query, tokens } from "../recall/query.ts";
-import { MAX_QUERY_TOKENS } from "../constants.ts";
 import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./frame.ts";
 import { eligible, type Thresholds } from "./thresholds.ts";
-
-/** The query for a set of spellings: each spelling's tokens ANDed, spellings ORed. */
-export function spellingQuery(spellings: string[]): Query {
-  const groups: string[][] = [];
-  const parts: string[] = [];
-  let n = 0;
-  const fold = (s: string) => [...new Set(tokens(s).map((x) => x.toLowerCase()))];
-  for (const s of spellings) {
-    const t = fold(s);
-    if (!t.length || n + t.length > MAX_QUERY_TOKENS) continue;
-    n += t.length;
-    groups.push(t); // structured matching compares the whole spelling
-    // A path is searched by its last two parts (file and folder): the words above them, the
-    // project's own path among them, are in nearly every turn and only slow FTS5 down, and a
-    // turn is handed over only on a structured match of the whole spelling anyway.
-    const tail = s.includes("/")
-      ? fold(s.split("/").filter((x) => x !== "").slice(-2).join("/"))
-      : [];
-    const words = tail.length ? tail : t;
-    parts.push("(" + words.map((x) => `"${x.replace(/"/g, '""')}"`).join(" AND ") + ")");
-  }
-  const folded = [...new Set(groups.flat())];
-  return {
-    text: spellings.join(" "),
-    terms: folded,
-    folded,
-    truncated: false,
-    match: parts.length ? parts.join(" OR ") : null,
-    groups,
-  };
-}
 
 export interface CandidateLog {
   id: number;
@@ -136,7 +103,6 @@ export interface Recall {
 }
 
 export function recall(r: RecallInput): Recall {
-  const q = spellingQuery(r.spellings);
   const mine = r.sessionId ? sessionNosForId(r.db, r.sessionId) : [];
   const bounds = boundaries(r.db, mine);
   let compacted = false;
@@ -150,7 +116,7 @@ export function recall(r: RecallInput): Recall {
   const suppress = new Map(r.suppress);
   // A turn of this session is still in context unless a compaction dropped it.
   const mineSet = new Set(mine);
-  const hits = q.match
+  const hits = r.spellings.length
     ? structuralRank(r.db, {
       spellings: r.spellings,
       vis: r.vis,
