@@ -5,10 +5,12 @@ import { boldWanted, type Chunk, emphasized, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import { type Hit, hitDoc, search } from "../core/recall/search.ts";
+import { cutExcerpts, type Hit, hitDoc, readsBlocks, searchHits } from "../core/recall/search.ts";
 import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
+import { initReader } from "../core/store/codec.ts";
+import { mapForReading } from "../core/store/db.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";
 import { normalisePath } from "../core/index/entities.ts";
 import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
@@ -121,10 +123,12 @@ export const command: Command = {
     // Filters alone rank by time; words that leave nothing to search find nothing.
     const byTime = a.positionals.length === 0;
     if (!q.match && !byTime) return outcome("search", empty, { reason: NO_WORDS_REASON, warnings });
-    const o = await openForRead(ctx);
+    // zstd is loaded below, only once a hit needs a block read
+    const o = await openForRead(ctx, false);
     if (!o.db) return outcome("search", empty, { reason: o.reason, warnings });
     try {
       warnings.push(...o.warnings);
+      mapForReading(o.db);
       const scope = scopeOf(ctx, o.db, o.r, a.values);
       if (!scope.ok) return outcome("search", empty, { reason: scope.reason, warnings });
       const paths = list(a.values, "path").flatMap((p) => {
@@ -138,14 +142,17 @@ export const command: Command = {
       const tool = str(a.values, "tool");
       // imported prompts are their own kind: --kind history_prompt asks for them alone
       const onlyHistory = kind === HISTORY_KIND;
-      const hits = onlyHistory ? [] : search(o.db, {
+      const args = {
         query: q,
         vis: scope.vis,
         filters: { tool, kind, prompts: a.values.prompts === true, paths, since, until },
         limit,
         byTime,
         filter,
-      });
+      };
+      const hits = onlyHistory ? [] : searchHits(o.db, args);
+      if (readsBlocks(hits)) await initReader();
+      cutExcerpts(o.db, hits, args);
       // the spec's shape until history is imported; then `history` holds its hits (found by
       // words only: filters select turns)
       const imported = hasHistoryTables(o.db);

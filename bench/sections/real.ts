@@ -11,7 +11,7 @@ import { fileSize } from "../lib/store.ts";
 import { median, MiB, round } from "../lib/stats.ts";
 import { backfillOnce } from "./backfill.ts";
 
-function transcriptBytes(root: string): { bytes: number; files: number } {
+export function transcriptBytes(root: string): { bytes: number; files: number } {
   let bytes = 0;
   let files = 0;
   const walk = (dir: string) => {

@@ -12,6 +12,10 @@
  *   phases, the child only reads and times core.
  * - As a process: `terminus search <query> --project <p>`, each run beside an empty-module run
  *   (the runtime floor) in the same round.
+ * - Against grep: the `*` queries and the issue's `execute_land`, each as `terminus search` and
+ *   as `grep -rlF` over the same transcripts, round by round (one page cache).
+ * - On real transcripts (`--real`, default the shared bench corpus): a store of them made once,
+ *   and a few `*` queries as a process beside the floor and grep.
  * - Index size: the FTS tables, entities, paths and turn_text (dbstat), per transcript byte.
  * - `terminus reindex` on a copy of the store.
  */
@@ -22,9 +26,11 @@ import { inCopy } from "../lib/corpus.ts";
 import { runTimed } from "../lib/proc.ts";
 import { copyStore, withStore } from "../lib/store.ts";
 import { median, MiB, round } from "../lib/stats.ts";
-import { cliArgs, scenario, scenarioEnv } from "../lib/terminus.ts";
+import { cliArgs, ingest, type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
+import { realRoot } from "../lib/real.ts";
 import { fullStore } from "./backfill.ts";
 import { measureFloor } from "./floor.ts";
+import { transcriptBytes } from "./real.ts";
 
 /** The projects of the genuine corpus (copy 0 spelling), by a short name. */
 const PROJECTS = {
@@ -117,6 +123,15 @@ export const QUERIES: QuerySpec[] = [
   { q: "objective", kind: "prose", in: "*" },
   { q: "documentation", kind: "prose", in: "demo" },
 ];
+
+/** The query of issue #11's measurement, over every project. */
+const ISSUE_QUERY = "execute_land";
+
+/** `*` queries on the real corpus: the issue's, an error name, prose, a path-ish word. */
+const REAL_QUERIES = [ISSUE_QUERY, "TypeError", "rebase", "git commit", "pytest", "worktree"];
+
+/** Rounds of (floor, terminus search, grep) per query, for the grep and real figures. */
+const GREP_ROUNDS = 3;
 
 /** In-process children (fresh processes): cold figures are their per-query medians. */
 const CHILDREN = 3;
@@ -341,6 +356,80 @@ function indexGroup(name: string): IndexGroup | null {
   return null;
 }
 
+/** Each query over every project: a floor run, `terminus search`, `grep -rlF`, round by round. */
+interface VersusGrep {
+  floor: number[];
+  cli: number[];
+  grep: number[];
+  byQuery: { q: string; cliMs: number; grepMs: number; hits: number; files: number }[];
+}
+
+async function versusGrep(
+  ctx: BenchContext,
+  queries: string[],
+  dirs: string[],
+  env: Record<string, string>,
+): Promise<VersusGrep> {
+  const floorArgs = ["run", ...PERMISSION_FLAGS, join(ctx.outDir, "empty.ts")];
+  const out: VersusGrep = { floor: [], cli: [], grep: [], byQuery: [] };
+  const per = queries.map(() => ({ cli: [] as number[], grep: [] as number[], hits: 0, files: 0 }));
+  for (let round = 0; round < GREP_ROUNDS; round++) {
+    for (const [i, q] of queries.entries()) {
+      const f = await runTimed(Deno.execPath(), floorArgs, { cwd: ctx.repo });
+      if (f.code !== 0) throw new Error(`empty.ts exited ${f.code}: ${f.stderr}`);
+      out.floor.push(f.wallMs);
+      const s = await runTimed(
+        Deno.execPath(),
+        cliArgs(ctx.repo, ["search", q, "--project", "*"]),
+        { cwd: ctx.repo, env },
+      );
+      if (s.code !== 0) throw new Error(`terminus search ${JSON.stringify(q)}: ${s.stderr}`);
+      per[i].cli.push(s.wallMs);
+      per[i].hits = Number(/(\d+) hit\(s\)/.exec(s.stderr)?.[1] ?? NaN);
+      // 0: found, 1: not found; 2 is trouble
+      const g = await runTimed("grep", ["-rlF", "-e", q, "--", ...dirs], { cwd: ctx.repo });
+      if (g.code > 1) throw new Error(`grep ${JSON.stringify(q)} exited ${g.code}: ${g.stderr}`);
+      per[i].grep.push(g.wallMs);
+      per[i].files = g.stdout.split("\n").filter(Boolean).length;
+    }
+  }
+  out.cli = per.flatMap((p) => p.cli);
+  out.grep = per.flatMap((p) => p.grep);
+  out.byQuery = per.map((p, i) => ({
+    q: queries[i],
+    cliMs: median(p.cli),
+    grepMs: median(p.grep),
+    hits: p.hits,
+    files: p.files,
+  }));
+  return out;
+}
+
+/** "a x b": grep's median wall over terminus search's, with both medians. */
+function ratioNote(v: VersusGrep): string {
+  return v.byQuery.map((r) =>
+    `${JSON.stringify(r.q)} ${r1(r.grepMs)} / ${r1(r.cliMs)} ms = ${
+      r1(r.grepMs / r.cliMs)
+    }x (${r.hits} hits, grep ${r.files} files)`
+  ).join("; ");
+}
+
+/** A store of the real transcripts, made once (untimed) and kept while they stay the same. */
+function realStore(ctx: BenchContext, root: string): Promise<Scenario> {
+  return ctx.once("real-search-store", async () => {
+    const marker = JSON.stringify({ root, ...transcriptBytes(root) });
+    const scn = scenario(ctx.workDir, "real-search", [root], false);
+    try {
+      if (Deno.readTextFileSync(join(scn.dir, "ready.json")) === marker) return scn;
+    } catch { /* not made yet */ }
+    ctx.log("search: no store of the real corpus yet: one untimed ingest");
+    const fresh = scenario(ctx.workDir, "real-search", [root], true);
+    await ingest(ctx.repo, fresh);
+    Deno.writeTextFileSync(join(fresh.dir, "ready.json"), marker);
+    return fresh;
+  });
+}
+
 /* ---------- the section ---------- */
 
 export const section: Section = {
@@ -421,6 +510,23 @@ export const section: Section = {
     }
     const cliMedian = median(cliWall);
     const floorMedian = median(floorWall);
+
+    // against grep, over the same transcripts
+    const grepQueries = [ISSUE_QUERY, ...QUERIES.filter((x) => x.in === "*").map((x) => x.q)];
+    ctx.log(`search: ${grepQueries.length} queries x ${GREP_ROUNDS} as terminus search and grep`);
+    const vg = await versusGrep(ctx, grepQueries, ctx.corpus.parts.map((p) => p.root), env);
+    const issue = vg.byQuery[0];
+
+    // on real transcripts
+    const real = await realRoot(ctx.outDir, ctx.opts.real);
+    let vr: VersusGrep | null = null;
+    let realBytes = 0;
+    if (real.root) {
+      const rs = await realStore(ctx, real.root);
+      realBytes = transcriptBytes(real.root).bytes;
+      ctx.log(`search: ${REAL_QUERIES.length} queries x ${GREP_ROUNDS} on the real corpus`);
+      vr = await versusGrep(ctx, REAL_QUERIES, [join(real.root, "projects")], scenarioEnv(rs));
+    }
 
     // index size
     const objects = withStore(
@@ -542,6 +648,50 @@ export const section: Section = {
         }, initCodec ${r1(res.codecMs)}, first resolveScope ${r1(qr[0].scope)} ms`,
       ),
       metric(
+        "search_grep_ratio",
+        "grep -rlF over the transcripts / terminus search, medians, * queries",
+        r1(median(vg.grep) / median(vg.cli)),
+        "x",
+        undefined,
+        `grep ${r1(median(vg.grep))} ms, terminus search ${
+          r1(median(vg.cli))
+        } ms (n=${vg.cli.length} each, ${grepQueries.length} queries x ${GREP_ROUNDS}, floor beside them ${
+          r1(median(vg.floor))
+        } ms); ${ratioNote(vg)}`,
+      ),
+      metric(
+        "search_issue_query_beyond_floor_ms",
+        `terminus search ${ISSUE_QUERY} --project '*', median beyond the floor`,
+        r1(issue.cliMs - median(vg.floor)),
+        "ms",
+        undefined,
+        `${r1(issue.cliMs)} ms, ${issue.hits} hit(s); grep -rlF ${r1(issue.grepMs)} ms (${
+          r1(issue.grepMs / issue.cliMs)
+        }x)`,
+      ),
+      ...(vr
+        ? [
+          metric(
+            "search_real_cli_beyond_floor_ms",
+            "real transcripts: terminus search --project '*', median beyond the floor",
+            r1(median(vr.cli) - median(vr.floor)),
+            "ms",
+            undefined,
+            `${r1(median(vr.cli))} - ${r1(median(vr.floor))} ms, n=${vr.cli.length}; ${
+              r1(realBytes / 1e6)
+            } MB of transcripts in ${real.root}`,
+          ),
+          metric(
+            "search_real_grep_ratio",
+            "real transcripts: grep -rlF / terminus search, medians",
+            r1(median(vr.grep) / median(vr.cli)),
+            "x",
+            undefined,
+            ratioNote(vr),
+          ),
+        ]
+        : []),
+      metric(
         "search_index_pct",
         "search index (FTS + entities + paths + turn_text)",
         pctOf(searchIndex),
@@ -592,8 +742,10 @@ export const section: Section = {
       } over every project (warm ${spread(global)}).`,
       `In process: ${CHILDREN} children each import mod.ts, commands/search.ts and node:util, load the config, openRead the store, await initCodec, then call search() (limit 10, the CLI's default; the config's redaction filter) on each query once (cold: the per-query median over the children), then ${WARM_ROUNDS} more rounds (warm: p50 and p95 over the pooled samples). Phases are medians of ${PHASE_REPEATS} calls each of searchCandidates, rank and search; start-up figures (import, config, open, initCodec) medians over the children.`,
       `\`terminus search <query> --project <project or *>\` as \`deno run <PERMISSION_FLAGS> mod.ts\`, ${CLI_ROUNDS} per query, each right after an empty-module run (the floor) with the same flags.`,
+      `Against grep: \`terminus search <q> --project '*'\` and \`grep -rlF -e <q> -- <transcript folders>\` (the issue's \`grep -rl\`, the query taken as a fixed string) one after the other, after a floor run, ${GREP_ROUNDS} rounds over the same page cache; the ratio is grep's median over search's.`,
       "Every copy holds the same text, so FTS doclists are 28 copies long: a word's matches over the whole store are 28x what one copy holds, scoped or not (the scope is a join after the MATCH).",
     ];
+    if (!vr) notes.push(`No real-corpus figures: ${real.why}.`);
     if (noHits.length) {
       notes.push(`No hit: ${noHits.map((r) => JSON.stringify(r.q)).join(", ")}.`);
     }
@@ -627,6 +779,8 @@ export const section: Section = {
         })),
         cliWallMs: cliWall.map(r2),
         floorWallMs: floorWall.map(r2),
+        versusGrep: vg,
+        real: vr ? { root: real.root, transcriptBytes: realBytes, ...vr } : null,
         index: { transcriptBytes: transcript, ...idx },
         reindex,
       },

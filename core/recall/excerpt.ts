@@ -3,7 +3,7 @@
  * with whitespace folded, at most 240 characters, around the first matching word.
  */
 import type { Db } from "../store/db.ts";
-import { readStream } from "../store/archive.ts";
+import { readStream } from "../store/blocks.ts";
 import { parseLine } from "../transcript/records.ts";
 import { textParts } from "../index/fts.ts";
 import { EXCERPT_CHARS } from "../constants.ts";

@@ -220,12 +220,12 @@ export function readStream(db: Db, sessionNo: number, offset: number, len: numbe
   const first = Math.floor(offset / BLOCK_BYTES);
   const last = Math.floor((offset + len - 1) / BLOCK_BYTES);
   const rows = db.prepare(
-    "SELECT block_no, bytes FROM blocks WHERE session_no = ? AND block_no BETWEEN ? AND ? ORDER BY block_no",
-  ).all(sessionNo, first, last) as { block_no: number; bytes: Uint8Array }[];
+    "SELECT block_no, raw_len, bytes FROM blocks WHERE session_no = ? AND block_no BETWEEN ? AND ? ORDER BY block_no",
+  ).all(sessionNo, first, last) as { block_no: number; raw_len: number; bytes: Uint8Array }[];
   if (rows.length !== last - first + 1) throw new Error("blocks missing");
   let written = 0;
   for (const r of rows) {
-    const raw = decompress(r.bytes);
+    const raw = decompress(r.bytes, r.raw_len);
     const blockStart = r.block_no * BLOCK_BYTES;
     const from = Math.max(offset, blockStart) - blockStart;
     const to = Math.min(offset + len, blockStart + raw.length) - blockStart;

@@ -44,9 +44,20 @@ export function compress(raw: Uint8Array): Uint8Array {
   return new Uint8Array(z().zstdCompressSync(raw, compressOptions));
 }
 
-export function decompress(frame: Uint8Array): Uint8Array {
-  return new Uint8Array(z().zstdDecompressSync(frame));
+/**
+ * One block's bytes. Given the block's raw length (the read path), the output buffer is sized
+ * to hold it in one piece (the default 16 KiB chunks are joined with a copy) and the result is
+ * a view of the runtime's buffer rather than another copy: a search cuts excerpts from tens of
+ * blocks.
+ */
+export function decompress(frame: Uint8Array, rawLen?: number): Uint8Array {
+  if (rawLen === undefined) return new Uint8Array(z().zstdDecompressSync(frame));
+  const out = z().zstdDecompressSync(frame, { chunkSize: rawLen + CHUNK_SLACK });
+  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
 }
+
+/** Room past the raw length, so the frame's end is read without a second output chunk. */
+const CHUNK_SLACK = 64;
 
 /** The session checksum: BLAKE3 over the concatenated block hashes, in block order. */
 export function sessionChecksum(hashes: Uint8Array[]): Uint8Array {
