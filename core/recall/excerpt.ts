@@ -14,9 +14,10 @@ export function turnBytes(
   sessionNo: number,
   offset: number,
   len: number,
+  blocks?: Map<string, Uint8Array>,
 ): Uint8Array | null {
   try {
-    return readStream(db, sessionNo, offset, len);
+    return readStream(db, sessionNo, offset, len, blocks);
   } catch {
     return null; // evicted or damaged: the archive will not give the bytes up
   }
@@ -101,10 +102,11 @@ export function excerptFor(
   t: { sessionNo: number; streamOffset: number; byteLen: number; evicted: boolean },
   folded: string[],
   filter: (s: string) => string,
+  blocks?: Map<string, Uint8Array>,
 ): Span {
   const none = { text: "", cutStart: false, cutEnd: false };
   if (t.evicted) return none;
-  const bytes = turnBytes(db, t.sessionNo, t.streamOffset, t.byteLen);
+  const bytes = turnBytes(db, t.sessionNo, t.streamOffset, t.byteLen, blocks);
   if (!bytes) return none;
   const redacting = isRedacting(filter);
   const raw = rawTurnText(bytes, redacting);

@@ -51,12 +51,13 @@ export function readsBlocks(hits: Hit[]): boolean {
 
 /** Fills each hit's excerpt: its title, or text cut from the archived blocks. */
 export function cutExcerpts(db: Db, hits: Hit[], a: Args): void {
+  const blocks = new Map<string, Uint8Array>();
   for (const h of hits) {
     if (titledHit(h)) {
       h.excerpt = h.title!;
       continue;
     }
-    const e = excerptFor(db, h.candidate, a.query.folded, a.filter);
+    const e = excerptFor(db, h.candidate, a.query.folded, a.filter, blocks);
     h.excerpt = e.text;
     h.clipped = { start: e.cutStart, end: e.cutEnd };
   }

@@ -213,8 +213,18 @@ export function markDiverged(db: Db, sessionNo: number): void {
   db.prepare("UPDATE session_meta SET transcript_diverged = 1 WHERE session_no = ?").run(sessionNo);
 }
 
-/** Reads `len` bytes of a session's stream from `offset`, decompressing only the blocks spanned. */
-export function readStream(db: Db, sessionNo: number, offset: number, len: number): Uint8Array {
+/**
+ * Reads `len` bytes of a session's stream from `offset`, decompressing only the blocks spanned.
+ * With `cache` (one search's excerpts: neighbouring turns share blocks), a block already
+ * decompressed is taken from it and each one decompressed here is kept in it.
+ */
+export function readStream(
+  db: Db,
+  sessionNo: number,
+  offset: number,
+  len: number,
+  cache?: Map<string, Uint8Array>,
+): Uint8Array {
   const out = new Uint8Array(len);
   if (len === 0) return out;
   const first = Math.floor(offset / BLOCK_BYTES);
@@ -225,7 +235,12 @@ export function readStream(db: Db, sessionNo: number, offset: number, len: numbe
   if (rows.length !== last - first + 1) throw new Error("blocks missing");
   let written = 0;
   for (const r of rows) {
-    const raw = decompress(r.bytes, r.raw_len);
+    const key = `${sessionNo}:${r.block_no}`;
+    let raw = cache?.get(key);
+    if (!raw) {
+      raw = decompress(r.bytes, r.raw_len);
+      cache?.set(key, raw);
+    }
     const blockStart = r.block_no * BLOCK_BYTES;
     const from = Math.max(offset, blockStart) - blockStart;
     const to = Math.min(offset + len, blockStart + raw.length) - blockStart;
