@@ -8,7 +8,14 @@ const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
 /** unicode61 makes a token only of letters and digits: a run of marks alone is no word. */
 const SEARCHABLE = /[\p{L}\p{N}]/u;
 
+/** ASCII text: its only letters and digits are these, so the Unicode classes are not needed. */
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_TOKEN = /[A-Za-z0-9]+/g;
+
 export function tokens(text: string): string[] {
+  // The ranking splits every entity of 200 candidates: the Unicode-class regex costs a cold
+  // process about 3 ms there, and on ASCII text it finds exactly these runs.
+  if (ASCII.test(text)) return text.match(ASCII_TOKEN) ?? [];
   return [...eachToken(text)];
 }
 
