@@ -10,7 +10,6 @@ import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
 import { initReader } from "../core/store/codec.ts";
-import { mapForReading } from "../core/store/db.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";
 import { normalisePath } from "../core/index/entities.ts";
 import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
@@ -128,7 +127,6 @@ export const command: Command = {
     if (!o.db) return outcome("search", empty, { reason: o.reason, warnings });
     try {
       warnings.push(...o.warnings);
-      mapForReading(o.db);
       const scope = scopeOf(ctx, o.db, o.r, a.values);
       if (!scope.ok) return outcome("search", empty, { reason: scope.reason, warnings });
       const paths = list(a.values, "path").flatMap((p) => {

@@ -28,8 +28,6 @@ export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
 /** A reader that finds the store locked (a new store switching to WAL) retries this often. */
 export const READ_BUSY_RETRIES = 20;
 export const READ_BUSY_PAUSE_MS = 25;
-/** How much of the store a search maps into memory (SQLite's mmap_size); the OS pages it in. */
-export const READ_MMAP_BYTES = 1024 * 1024 * 1024;
 
 /** `git rev-parse --show-toplevel` gets this long before the cwd is used instead. */
 export const GIT_TIMEOUT_MS = 1_000;

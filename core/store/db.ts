@@ -14,7 +14,6 @@ import {
   FILE_MODE,
   READ_BUSY_PAUSE_MS,
   READ_BUSY_RETRIES,
-  READ_MMAP_BYTES,
   SESSIONS_SCHEMA,
   WAL_AUTOCHECKPOINT_PAGES,
   WRITER_CACHE_KIB,
@@ -190,15 +189,6 @@ export interface StoreFormat {
 
 function pragmas(db: Db, busyMs: number): void {
   db.exec(`PRAGMA busy_timeout = ${busyMs}`);
-}
-
-/**
- * Lets a read-only connection read pages through a memory map instead of a read() call per
- * page: a search walks FTS doclists, turns and block rows all over the file, and in a process
- * that lives for one query every page is a first read.
- */
-export function mapForReading(db: Db): void {
-  db.exec(`PRAGMA mmap_size = ${READ_MMAP_BYTES}`);
 }
 
 /** Reads the two format numbers; null if the file has no meta table (not our store). */
