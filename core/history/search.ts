@@ -18,8 +18,8 @@ export interface HistoryHit {
   excerpt: string;
 }
 
-/** The prompt and its pasted text, as the index holds them. */
-function bodyOf(display: string, pasted: string | null): string {
+/** The prompt and its pasted text, as the index holds them (the import indexes this). */
+export function bodyOf(display: string, pasted: string | null): string {
   const texts: string[] = [];
   if (pasted) {
     try {
