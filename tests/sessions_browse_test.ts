@@ -231,6 +231,36 @@ Deno.test({
   },
 });
 
+Deno.test({
+  name: "browse at 80x24: wide characters count two columns, so a title never wraps the screen",
+  ignore: !TMUX,
+  async fn() {
+    const w = await world();
+    await using _ = w;
+    const alpha = w.dir("alpha");
+    const t = new Transcript({ sessionId: SIDS[0], cwd: alpha, start: "2026-03-01T09:00:00.000Z" });
+    // the genuine corpus has prompts like this one: 40 wide characters are 80 columns
+    t.user(
+      "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください。変更点を全部まとめて報告して",
+    );
+    t.assistant("更新しました。");
+    await put(w, t);
+    await ingest(w);
+    await using tm = new Tmux(w.sb.dir);
+    await tm.start(w.sb.env, alpha);
+    const s = await tm.until((x) => x.includes("1 found"), "the session");
+    const ls = lines(s);
+    assert.ok(ls[0].startsWith("terminus sessions · "), s);
+    assert.ok(ls[1].startsWith("search: "), s);
+    assert.match(ls[2], /^> #\d+ {2}2026-03-01 {2}\/orchestrator @CLAUDE\.md を.*…$/);
+    const width = (l: string) =>
+      [...l].reduce((n, c) => n + (/[\u3000-\u9fff\uff00-\uff60]/.test(c) ? 2 : 1), 0);
+    assert.ok(ls.every((l) => width(l) <= 80), s);
+    await tm.keys("Escape");
+    assert.equal((await tm.exited()).code, 0);
+  },
+});
+
 Deno.test("browse: without a terminal it says so and exits 1; --json is misuse", async () => {
   const { w, alpha } = await threeSessions();
   await using _ = w;
