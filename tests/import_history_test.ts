@@ -186,7 +186,7 @@ Deno.test("import-history: search finds prompts and pasted text, scoped by proje
   assert.equal(await kinds("--since", "2025-11-28"), 0);
 });
 
-Deno.test("import-history: a paste kept aside is read only under its own hash; missing, changed or oddly named, the prompt is kept alone", async () => {
+Deno.test("import-history: a paste kept aside is read only under its own hash (missing, changed or oddly named, the prompt is kept alone); an image's data is not indexed", async () => {
   await using sb = await sandbox();
   const { alpha } = await projects(sb);
   const cache = join(sb.claude, "paste-cache");
@@ -210,13 +210,28 @@ Deno.test("import-history: a paste kept aside is read only under its own hash; m
       entry(1764237600000, "[Pasted text #1 +60 lines] changed paste", hash),
       entry(1764237700000, "[Pasted text #1 +60 lines] gone paste", "0123456789abcdef"),
       entry(1764237800000, "[Pasted text #1 +60 lines] odd name", "../outside"),
+      // an image an older CLI kept in the line: its data is not text to search
+      JSON.stringify({
+        display: "[Image #1] what is this wombat",
+        pastedContents: {
+          "1": { id: 1, type: "image", content: "wombat image data", mediaType: "image/png" },
+        },
+        timestamp: 1764237900000,
+        project: alpha,
+      }),
     ].join("\n") + "\n",
   );
   const r = await importJson(sb);
-  assert.equal(r.added, 3);
+  assert.equal(r.added, 4);
   assert.equal(r.broken, 0);
   const s = await runCli(sb, ["search", "wombat", "--project", "*", "--json"]);
-  assert.deepEqual((parseEnvelope(s.out).data as { history?: Rec[] }).history ?? [], []);
+  assert.deepEqual(
+    ((parseEnvelope(s.out).data as { history?: Rec[] }).history ?? []).map((h) => h.excerpt),
+    ["[Image #1] what is this wombat"],
+    "the prompt, not the cache's other text, the file outside it, or the image's data",
+  );
+  const data = await runCli(sb, ["search", "image", "data", "--project", "*", "--json"]);
+  assert.deepEqual((parseEnvelope(data.out).data as { history?: Rec[] }).history ?? [], []);
   const kept = parseEnvelope(
     (await cliOk(sb, ["search", "pasted", "text", "--project", "*", "--json"])).out,
   ).data as { history: Rec[] };

@@ -22,7 +22,7 @@ import {
 import { ProjectResolver } from "../transcript/project.ts";
 import { dirname, join } from "../posix.ts";
 import { readLines } from "./lines.ts";
-import { bodyOf } from "./search.ts";
+import { bodyOf, isTextPaste } from "./search.ts";
 
 export interface ImportResult {
   file: string | null;
@@ -109,12 +109,12 @@ async function withCachedPastes(d: Draft, dir: string): Promise<Draft> {
   const all = JSON.parse(d.pasted) as Record<string, unknown>;
   let found = false;
   for (const p of Object.values(all)) {
-    if (!p || typeof p !== "object") continue;
-    const o = p as Record<string, unknown>;
-    if (typeof o.content === "string" || typeof o.contentHash !== "string") continue;
-    const text = await cachedPaste(dir, o.contentHash);
+    if (!isTextPaste(p) || typeof p.content === "string" || typeof p.contentHash !== "string") {
+      continue;
+    }
+    const text = await cachedPaste(dir, p.contentHash);
     if (text === null) continue;
-    o.content = text;
+    p.content = text;
     found = true;
   }
   if (!found) return d;
