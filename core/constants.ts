@@ -58,6 +58,8 @@ export const LEAN_THRESHOLD_BYTES = 8_192;
 export const FTS_BODY_MAX_BYTES = 256 * 1024;
 export const FTS_EXPANSION_MAX_BYTES = 128 * 1024;
 export const MAX_QUERY_TOKENS = 32;
+/** `sessions browse` matches the word being typed as a prefix once it has this many characters. */
+export const BROWSE_PREFIX_MIN_CHARS = 3;
 export const EXCERPT_CHARS = 240;
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
