@@ -48,14 +48,19 @@ export const PASS_WINDOW_BYTES = 8 * 1024 * 1024;
  * zstd and BLAKE3) while the main thread writes; a smaller one is not worth the worker's start.
  */
 export const DERIVE_WORKER_MIN_BYTES = 4 * 1024 * 1024;
-/** Windows handed to the derive worker and not yet written: the queue that bounds its memory. */
-export const DERIVE_QUEUE_DEPTH = 2;
 /**
- * V8's young generation per thread (MiB per semi-space), set on every start of the runtime.
- * The default let each of the pass's two threads hold ~100 MiB of a window's garbage between
- * scavenges; 8 keeps a backfill under its RSS budget at no measured cost in speed.
+ * Bytes of windows handed to the derive worker and not yet written, beyond the one being
+ * written: the queue that bounds its memory while letting it run ahead of the writes.
  */
-export const SEMI_SPACE_MIB = 8;
+export const DERIVE_QUEUE_BYTES = 16 * 1024 * 1024;
+/**
+ * V8's heap sizing, set on every start of the runtime: the young generation per thread (MiB per
+ * semi-space) and how far the old generation may grow past its live size before a collection.
+ * The defaults let each of a backfill's two threads hold ~100 MiB of windows' garbage, which
+ * took the pass past its RSS budget; these keep it under at no measured cost in speed.
+ */
+export const SEMI_SPACE_MIB = 4;
+export const HEAP_GROWING_PERCENT = 20;
 /**
  * A line with no newline in this many bytes is oversized: archived as bytes, window by window,
  * and never parsed or held whole.

@@ -9,6 +9,8 @@ import { type DeriveJob, Deriving } from "./derive_job.ts";
 
 const deriving = new Deriving();
 const ready = initCodec();
+// the pass derives inline until this arrives, so the worker's start costs it nothing
+ready.then(() => self.postMessage({ ready: true }));
 
 self.onmessage = async (e: MessageEvent<{ id: number; job: DeriveJob }>) => {
   const { id, job } = e.data;

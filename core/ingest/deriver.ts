@@ -1,16 +1,19 @@
 /**
  * Where a pass's windows are derived: inline for a small pass, or on one worker thread while
  * the main thread writes, so parsing, indexing and compression overlap SQLite's work. The
- * caller keeps at most DERIVE_QUEUE_DEPTH windows in flight, which bounds the memory.
+ * caller keeps at most DERIVE_QUEUE_BYTES of windows in flight, which bounds the memory.
  */
 import type { Derived, DeriveJob } from "./derive_job.ts";
 import { Deriving } from "./derive_job.ts";
+import { DERIVE_QUEUE_BYTES } from "../constants.ts";
 
 /** A derived window, or why it could not be derived; never a rejected promise. */
 export type Outcome = { derived: Derived } | { error: Error };
 
 export interface Deriver {
   derive(job: DeriveJob): Promise<Outcome>;
+  /** How many bytes of windows are worth deriving ahead of the one being written. */
+  ahead(): number;
   close(): void;
 }
 
@@ -24,27 +27,38 @@ export class InlineDeriver implements Deriver {
       return Promise.resolve({ error: e as Error });
     }
   }
+  /** Deriving inline ahead would only hold the rows longer. */
+  ahead(): number {
+    return 0;
+  }
   close(): void {}
 }
 
 interface Waiting {
-  job: DeriveJob;
   resolve: (o: Outcome) => void;
 }
 
 /**
  * On a worker thread. Should the worker itself fail (not a window: a window's error comes back
- * as that window's error), the windows it held and every later one are derived inline.
+ * as that window's error), the windows it held fail and every later one is derived inline.
  */
 export class WorkerDeriver implements Deriver {
   #worker: Worker | null;
+  /** The worker has loaded its modules and codec; until then windows are derived inline. */
+  #ready = false;
   #inline = new InlineDeriver();
   #waiting = new Map<number, Waiting>();
   #next = 0;
 
   constructor() {
     const w = new Worker(new URL("./derive_worker.ts", import.meta.url).href, { type: "module" });
-    w.onmessage = (e: MessageEvent<{ id: number; derived?: Derived; error?: string }>) => {
+    w.onmessage = (
+      e: MessageEvent<{ id: number; derived?: Derived; error?: string; ready?: boolean }>,
+    ) => {
+      if (e.data.ready) {
+        this.#ready = true;
+        return;
+      }
       const waiting = this.#waiting.get(e.data.id);
       if (!waiting) return;
       this.#waiting.delete(e.data.id);
@@ -63,22 +77,28 @@ export class WorkerDeriver implements Deriver {
   #fallBack(): void {
     this.#worker?.terminate();
     this.#worker = null;
-    const held = [...this.#waiting.values()];
-    this.#waiting.clear();
-    // the worker's observations went with it: a continued session is left to be read back
-    for (const w of held) {
-      const job: DeriveJob = w.job.observe === "continue" ? { ...w.job, observe: "none" } : w.job;
-      this.#inline.derive(job).then(w.resolve);
+    // the windows it held were handed over, not copied: their files fail this pass, and the
+    // next pass archives them from their watermarks
+    for (const w of this.#waiting.values()) {
+      w.resolve({
+        error: new Error("the derive worker stopped; the next pass archives this file"),
+      });
     }
+    this.#waiting.clear();
+  }
+
+  ahead(): number {
+    return this.#worker && this.#ready ? DERIVE_QUEUE_BYTES : 0;
   }
 
   derive(job: DeriveJob): Promise<Outcome> {
     const w = this.#worker;
-    if (!w) return this.#inline.derive(job);
+    if (!w || !this.#ready) return this.#inline.derive(job);
     const id = this.#next++;
     return new Promise((resolve) => {
-      this.#waiting.set(id, { job, resolve });
-      w.postMessage({ id, job });
+      this.#waiting.set(id, { resolve });
+      // the window's bytes are handed over, not copied: the pass keeps only what it needs
+      w.postMessage({ id, job }, [job.input.chunk.buffer as ArrayBuffer]);
     });
   }
 

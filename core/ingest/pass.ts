@@ -7,7 +7,6 @@ import { basename, dirname } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
   CLOSE_AFTER_MS,
-  DERIVE_QUEUE_DEPTH,
   DERIVE_WORKER_MIN_BYTES,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
@@ -51,6 +50,7 @@ import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
 import { migrateAgentKeys } from "./migrate.ts";
 import { missingTranscript } from "./missing.ts";
+import { type FtsRow, insertFts } from "../store/derived.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 import { rollback } from "../store/rollback.ts";
 import { nextWindow, readRange } from "./window.ts";
@@ -111,6 +111,8 @@ class Pass {
   states: Map<string, SessionState>;
   tails = new Map<number, Tail>();
   observed = new Map<number, ReadyObservation>();
+  /** The batch's search-index rows, written just before it commits (see `writeDerived`). */
+  fts: FtsRow[] = [];
   /** Session keys whose earlier window this pass was observed and written. */
   observing = new Set<string>();
 
@@ -158,6 +160,12 @@ class Pass {
         `${key.sessionKey}: a line with no newline in its first ${LINE_CAP_BYTES} bytes starts at byte ${offset}; it is archived as bytes and not parsed`,
       );
     }
+    // the bytes before the new watermark, kept now: the window itself goes to the deriver
+    const upTo = offset + w.end;
+    const len = Math.min(REWRITE_CHECK_BYTES, upTo);
+    const tail = w.end >= len
+      ? w.chunk.slice(w.end - len, w.end)
+      : readRange(found.path, upTo - len, upTo);
     return {
       found,
       key,
@@ -165,6 +173,7 @@ class Pass {
       offset,
       size,
       mtimeMs,
+      tail,
       raw: w.kind === "raw",
       input: {
         chunk: w.chunk,
@@ -225,10 +234,7 @@ class Pass {
   /** Records what the file held just before its new watermark, for the next pass to compare. */
   rememberTail(p: Prepared, sessionNo: number): void {
     const upTo = p.offset + p.input.end;
-    const len = Math.min(REWRITE_CHECK_BYTES, upTo);
-    const bytes = p.input.end >= len
-      ? p.input.chunk.subarray(p.input.end - len, p.input.end)
-      : readRange(p.found.path, upTo - len, upTo);
+    const bytes = p.tail;
     const t = {
       sessionNo,
       offset: upTo,
@@ -287,6 +293,7 @@ class Pass {
       derived: d.derived,
       titles: d.titles,
       framed: derived.framed,
+      fts: this.fts,
     });
     this.rememberTail(p, r.sessionNo);
     if (derived.mechanical) {
@@ -354,10 +361,10 @@ class Pass {
     // batch whose commit fails (a full disk) reports each of its files as failed.
     // A file is read one bounded window at a time, each window its own savepoint with its
     // rows and watermark, so a pass's memory does not grow with the file.
-    // Windows are derived up to DERIVE_QUEUE_DEPTH ahead of the one being written (on a worker
+    // Windows are derived up to DERIVE_QUEUE_BYTES ahead of the one being written (on a worker
     // for a large pass). A window is prepared only once every earlier window of its session
     // is written, so it always starts from the watermark the store holds.
-    const batch = new Batch(this.db, done);
+    const batch = new Batch(this.db, done, this.fts);
     const deriver: Deriver = waiting >= DERIVE_WORKER_MIN_BYTES
       ? new WorkerDeriver()
       : new InlineDeriver();
@@ -387,18 +394,24 @@ class Pass {
     };
     try {
       let next = 0;
-      for (;;) {
-        // keep the deriver busy while the oldest window is written; a file of a session that
-        // is already in the queue waits its turn
-        while (queue.length < DERIVE_QUEUE_DEPTH && next < files.length) {
+      // keep the deriver up to DERIVE_QUEUE_BYTES ahead of the window being written; a file of
+      // a session already queued or being written waits its turn
+      const queued = () => queue.reduce((n, q) => n + q.p.input.end, 0);
+      const topUp = (writing?: string) => {
+        while (next < files.length && (queue.length === 0 || queued() < deriver.ahead())) {
           const f = files[next];
           const key = this.keyOf(f);
-          if (queue.some((q) => q.key.sessionKey === key.sessionKey)) break;
+          const k = key.sessionKey;
+          if (k === writing || queue.some((q) => q.key.sessionKey === k)) break;
           next++;
           enqueue(f, key, 0, Infinity);
         }
+      };
+      for (;;) {
+        topUp();
         const s = queue.shift();
         if (!s) break;
+        topUp(s.key.sessionKey);
         const o: Outcome = await s.derived;
         let r: FileOutcome;
         try {
@@ -445,6 +458,8 @@ class Batch {
   constructor(
     readonly db: Db,
     readonly done: (f: Found, r: FileOutcome | Error) => void,
+    /** The files' search-index rows, written with the commit: one FTS5 segment per batch. */
+    readonly fts: FtsRow[],
   ) {}
   open(): void {
     if (this.#open) return;
@@ -465,8 +480,12 @@ class Batch {
     this.#open = false;
     const pending = this.#pending;
     this.#pending = [];
+    const fts = this.fts.splice(0);
     try {
-      if (this.db.isTransaction) this.db.exec("COMMIT");
+      if (this.db.isTransaction) {
+        insertFts(this.db, fts);
+        this.db.exec("COMMIT");
+      }
     } catch (e) {
       rollback(this.db);
       for (const [f, r] of pending) this.done(f, r.committed ? e as Error : r);
@@ -483,6 +502,8 @@ interface Prepared {
   offset: number;
   size: number;
   mtimeMs: number | null;
+  /** The file's last bytes before the new watermark (REWRITE_CHECK_BYTES at most). */
+  tail: Uint8Array;
   /** The window holds an oversized line's bytes: archived as they are, not parsed. */
   raw: boolean;
   input: ChunkInput;

@@ -6,7 +6,7 @@ import { type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { concat } from "../bytes.ts";
 import { blake3, compress, decompress, type Frame, frameBlocks, sessionChecksum } from "./codec.ts";
-import { type DerivedRows, reopenIfFinal, writeDerived } from "./derived.ts";
+import { type DerivedRows, type FtsRow, reopenIfFinal, writeDerived } from "./derived.ts";
 import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
 
 export interface SessionState {
@@ -95,6 +95,11 @@ export interface AppendArgs {
    * a block boundary; used only when the stored stream still has that length.
    */
   framed?: { from: number; frames: Frame[] };
+  /**
+   * Collects the search-index rows instead of writing them (see `writeDerived`); they are
+   * added only once this append has succeeded.
+   */
+  fts?: FtsRow[];
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
@@ -110,7 +115,8 @@ function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | nul
  * block is rewritten, completed blocks never move. Creates the session on first sight.
  */
 export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turnsAdded: number } {
-  return transaction(db, () => {
+  const fts: FtsRow[] | undefined = a.fts ? [] : undefined;
+  const r = transaction(db, () => {
     let state = sessionState(db, a.sessionKey);
     if (!state) {
       db.prepare("INSERT INTO sessions (session_key) VALUES (?)").run(a.sessionKey);
@@ -190,13 +196,15 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
        ON CONFLICT(session_no) DO UPDATE SET transcript_path = excluded.transcript_path,
          offset = excluded.offset, stream_len = excluded.stream_len`,
     ).run(no, m.transcriptPath, a.offset, len + a.stream.length);
-    writeDerived(db, no, a.derived);
+    writeDerived(db, no, a.derived, fts);
     if (a.titles) writeTranscriptTitles(db, no, a.titles);
     // Claude Code resumes a closed session into the same file: new turns reopen it, and it is
     // observed afresh once it closes again
     if (a.derived.length > 0) reopenIfFinal(db, no);
     return { sessionNo: no, turnsAdded: a.derived.length };
   });
+  if (fts) { for (const row of fts) a.fts!.push(row); }
+  return r;
 }
 
 /**

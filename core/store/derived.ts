@@ -35,7 +35,21 @@ export interface DerivedRows {
   compaction?: { preserved: string | null };
 }
 
-export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): void {
+/** A search-index row: the turn id and its body. */
+export type FtsRow = [rowid: number, body: string];
+
+/**
+ * Writes the turns' rows. With `fts`, the search-index rows are collected there instead, for
+ * the caller to write with `insertFts` later in the same transaction: FTS5 flushes its pending
+ * terms to a new segment at every savepoint, so writing them per file made one small segment
+ * per file, and merging those back cost more than the inserts.
+ */
+export function writeDerived(
+  db: Db,
+  sessionNo: number,
+  rows: DerivedRows[],
+  fts?: FtsRow[],
+): void {
   if (rows.length === 0) return;
   // positional parameters: binding an object by name cost twice as much per row
   const insTurn = db.prepare(
@@ -68,12 +82,20 @@ export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): vo
       t.isSidechain ? 1 : 0,
       t.isToolResult ? 1 : 0,
     );
-    if (d.body !== undefined && d.body !== "") insFts.run(id, d.body);
+    if (d.body !== undefined && d.body !== "") {
+      if (fts) fts.push([id, d.body]);
+      else insFts.run(id, d.body);
+    }
     for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value);
     for (const p of d.paths ?? []) insPath.run(id, p);
     if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
     if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
   }
+}
+
+export function insertFts(db: Db, rows: FtsRow[]): void {
+  const ins = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
+  for (const [id, body] of rows) ins.run(id, body);
 }
 
 /** A closed session that gains turns is open again, and its observation is due afresh. */
