@@ -10,6 +10,7 @@ import {
   DERIVE_WORKER_MIN_BYTES,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
+  OBSERVE_PER_PASS,
   PASS_BATCH_BYTES,
   PASS_BATCH_MS,
   PASS_WINDOW_BYTES,
@@ -296,7 +297,9 @@ class Pass {
       fts: this.fts,
     });
     this.rememberTail(p, r.sessionNo);
-    if (derived.mechanical) {
+    // one pass observes at most OBSERVE_PER_PASS sessions, so no more are kept: the map stays
+    // small however many sessions a backfill archives
+    if (derived.mechanical && this.observed.size < OBSERVE_PER_PASS) {
       this.observed.set(r.sessionNo, { streamLen: d.streamOffset, mechanical: derived.mechanical });
     }
     if (last) this.observing.delete(key.sessionKey);
