@@ -44,6 +44,24 @@ export const PASS_BATCH_MS = 250;
 /** A pass reads a transcript this many bytes at a time, so its memory is bounded whatever the file. */
 export const PASS_WINDOW_BYTES = 8 * 1024 * 1024;
 /**
+ * A pass with at least this many bytes waiting derives on a worker thread (parse, index rows,
+ * zstd and BLAKE3) while the main thread writes; a smaller one is not worth the worker's start.
+ */
+export const DERIVE_WORKER_MIN_BYTES = 4 * 1024 * 1024;
+/**
+ * Bytes of windows handed to the derive worker and not yet written, beyond the one being
+ * written: the queue that bounds its memory while letting it run ahead of the writes.
+ */
+export const DERIVE_QUEUE_BYTES = 16 * 1024 * 1024;
+/**
+ * V8's heap sizing, set on every start of the runtime: the young generation per thread (MiB per
+ * semi-space) and how far the old generation may grow past its live size before a collection.
+ * The defaults let each of a backfill's two threads hold ~100 MiB of windows' garbage, which
+ * took the pass past its RSS budget; these keep it under at no measured cost in speed.
+ */
+export const SEMI_SPACE_MIB = 4;
+export const HEAP_GROWING_PERCENT = 20;
+/**
  * A line with no newline in this many bytes is oversized: archived as bytes, window by window,
  * and never parsed or held whole.
  */
@@ -58,6 +76,8 @@ export const LEAN_THRESHOLD_BYTES = 8_192;
 export const FTS_BODY_MAX_BYTES = 256 * 1024;
 export const FTS_EXPANSION_MAX_BYTES = 128 * 1024;
 export const MAX_QUERY_TOKENS = 32;
+/** `sessions browse` matches the word being typed as a prefix once it has this many characters. */
+export const BROWSE_PREFIX_MIN_CHARS = 3;
 export const EXCERPT_CHARS = 240;
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;

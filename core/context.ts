@@ -3,6 +3,7 @@
  * directory the person typed the command in.
  */
 import { type Env, processEnv } from "./paths.ts";
+import { HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
 
 export interface Context {
@@ -75,10 +76,12 @@ export function runtimePath(): string {
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), and the runtime itself (for the
- * detached archive pass a hook starts).
+ * detached archive pass a hook starts). The heap sizing rides along, so every start of the
+ * program gets it.
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [
+    `--v8-flags=--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
     "--quiet",
     "--no-prompt",
     "--allow-read",

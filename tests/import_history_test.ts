@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import {
   cliOk,
   exists,
+  fixture,
   fixtureText,
   parseEnvelope,
   runCli,
@@ -32,12 +33,20 @@ import {
 
 type Rec = Record<string, unknown>;
 
-/** The fixture, its project placeholders filled in, written where Claude Code keeps it. */
+/** The long paste the fixture's last entry names by its hash, as Claude Code keeps it aside. */
+const CACHED_PASTE = "paste-cache/da8eb72be5154502.txt";
+
+/**
+ * The fixture, its project placeholders filled in, written where Claude Code keeps it, with
+ * its paste cache beside it.
+ */
 async function writeHistory(sb: Sandbox, alpha: string, beta: string): Promise<string> {
   const text = (await fixtureText("history/history.jsonl")).replaceAll("@ALPHA@", alpha)
     .replaceAll("@BETA@", beta);
   const file = join(sb.claude, "history.jsonl");
   await Deno.writeTextFile(file, text);
+  await Deno.mkdir(join(sb.claude, "paste-cache"), { recursive: true });
+  await Deno.writeFile(join(sb.claude, CACHED_PASTE), await fixture(`history/${CACHED_PASTE}`));
   return file;
 }
 
@@ -95,7 +104,7 @@ Deno.test("import-history: every entry kept, broken lines counted and named, unk
     ["2025-11-27T11:00:00.000Z", alpha, "[Pasted text #1 +3 lines] why does this fail"],
     ["2025-11-27T12:00:00.000Z", beta, "kestrel in beta as well"],
     ["2025-11-27T13:00:00.000Z", alpha, "zebrafish with a field from a later version"],
-    ["2025-11-27T14:00:00.000Z", alpha, "[Pasted text #1 +900 lines] look at the big paste"],
+    ["2025-11-27T14:00:00.000Z", alpha, "[Pasted text #1 +60 lines] look at the big paste"],
   ]);
 
   // human mode: the summary and each broken line on stderr, nothing on stdout
@@ -154,6 +163,12 @@ Deno.test("import-history: search finds prompts and pasted text, scoped by proje
   ).data as { history: Rec[] };
   assert.equal(pasted.history.length, 1);
   assert.match(String(pasted.history[0].excerpt), /quokka overflow/);
+  // so is a long paste Claude Code kept aside in paste-cache, read in by its hash
+  const cached = parseEnvelope(
+    (await cliOk(sb, ["search", "capybara", "trace", "--json"], { cwd: alpha })).out,
+  ).data as { history: Rec[] };
+  assert.deepEqual(cached.history.map((h) => h.ts), ["2025-11-27T14:00:00.000Z"]);
+  assert.match(String(cached.history[0].excerpt), /capybara-trace frame/);
 
   // human mode marks the hit as history and gives its time
   const human = await cliOk(sb, ["search", "zebrafish"], { cwd: alpha });
@@ -169,6 +184,58 @@ Deno.test("import-history: search finds prompts and pasted text, scoped by proje
   assert.equal(await kinds("--kind", "user"), 0);
   assert.equal(await kinds("--tool", "Bash"), 0);
   assert.equal(await kinds("--since", "2025-11-28"), 0);
+});
+
+Deno.test("import-history: a paste kept aside is read only under its own hash (missing, changed or oddly named, the prompt is kept alone); an image's data is not indexed", async () => {
+  await using sb = await sandbox();
+  const { alpha } = await projects(sb);
+  const cache = join(sb.claude, "paste-cache");
+  await Deno.mkdir(cache, { recursive: true });
+  const hash = CACHED_PASTE.slice("paste-cache/".length, -".txt".length);
+  // the right name, other text (the file was rewritten): not the paste
+  await Deno.writeTextFile(join(cache, `${hash}.txt`), "wombat text that is not the paste\n");
+  // a name Claude Code would never write, reaching out of the cache
+  await Deno.writeTextFile(join(sb.claude, "outside.txt"), "wombat outside the cache\n");
+  const entry = (t: number, display: string, contentHash: string) =>
+    JSON.stringify({
+      display,
+      pastedContents: { "1": { id: 1, type: "text", contentHash } },
+      timestamp: t,
+      project: alpha,
+      sessionId: sid(0x74),
+    });
+  await Deno.writeTextFile(
+    join(sb.claude, "history.jsonl"),
+    [
+      entry(1764237600000, "[Pasted text #1 +60 lines] changed paste", hash),
+      entry(1764237700000, "[Pasted text #1 +60 lines] gone paste", "0123456789abcdef"),
+      entry(1764237800000, "[Pasted text #1 +60 lines] odd name", "../outside"),
+      // an image an older CLI kept in the line: its data is not text to search
+      JSON.stringify({
+        display: "[Image #1] what is this wombat",
+        pastedContents: {
+          "1": { id: 1, type: "image", content: "wombat image data", mediaType: "image/png" },
+        },
+        timestamp: 1764237900000,
+        project: alpha,
+      }),
+    ].join("\n") + "\n",
+  );
+  const r = await importJson(sb);
+  assert.equal(r.added, 4);
+  assert.equal(r.broken, 0);
+  const s = await runCli(sb, ["search", "wombat", "--project", "*", "--json"]);
+  assert.deepEqual(
+    ((parseEnvelope(s.out).data as { history?: Rec[] }).history ?? []).map((h) => h.excerpt),
+    ["[Image #1] what is this wombat"],
+    "the prompt, not the cache's other text, the file outside it, or the image's data",
+  );
+  const data = await runCli(sb, ["search", "image", "data", "--project", "*", "--json"]);
+  assert.deepEqual((parseEnvelope(data.out).data as { history?: Rec[] }).history ?? [], []);
+  const kept = parseEnvelope(
+    (await cliOk(sb, ["search", "pasted", "text", "--project", "*", "--json"])).out,
+  ).data as { history: Rec[] };
+  assert.equal(kept.history.length, 3, "each prompt is there, its paste named by hash alone");
 });
 
 Deno.test("import-history: excluded projects are not imported; a line too long to hold is named", async () => {

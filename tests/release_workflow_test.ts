@@ -102,7 +102,7 @@ Deno.test("release.yml: deno compile runs with core/context.ts's compiled permis
   const words = m[1].split(/\s+/).filter((w) => w !== "");
   assert.deepEqual(words.slice(0, 2), ["deno", "compile"]);
   const perms = words.filter((w) =>
-    w.startsWith("--allow") || w === "--no-prompt" || w === "--quiet"
+    w.startsWith("--allow") || w.startsWith("--v8-flags") || w === "--no-prompt" || w === "--quiet"
   );
   assert.deepEqual(perms, [...COMPILED_PERMISSION_FLAGS]);
   const banned = ["--allow-net", "--allow-ffi", "--allow-all", "--allow-sys", "--allow-import"];

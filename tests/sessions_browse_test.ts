@@ -8,15 +8,8 @@ import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { cliArgs, exists } from "./helpers.ts";
 import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
+import { hasTmux, shq, Tmux as BaseTmux } from "./e2e/tmux.ts";
 
-function hasTmux(): boolean {
-  try {
-    return new Deno.Command("tmux", { args: ["-V"], stdout: "null", stderr: "null" }).outputSync()
-      .success;
-  } catch {
-    return false;
-  }
-}
 const TMUX = hasTmux();
 if (!TMUX) console.warn("tmux was not found; the sessions browse tests are skipped");
 
@@ -49,66 +42,31 @@ async function threeSessions(): Promise<{ w: World; alpha: string; files: string
   return { w, alpha, files };
 }
 
-class Tmux implements AsyncDisposable {
-  readonly socket = `terminus-test-${crypto.randomUUID().slice(0, 8)}`;
-  constructor(readonly dir: string) {}
-
-  async tmux(...args: string[]): Promise<string> {
-    const o = await new Deno.Command("tmux", {
-      args: ["-L", this.socket, "-f", "/dev/null", ...args],
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    if (!o.success) {
-      throw new Error(`tmux ${args.join(" ")}: ${new TextDecoder().decode(o.stderr)}`);
-    }
-    return new TextDecoder().decode(o.stdout);
+/** `terminus sessions browse` in a tmux pane; its stdout and exit code land in files. */
+class Tmux extends BaseTmux {
+  constructor(readonly dir: string) {
+    super();
   }
 
-  /** Starts `terminus sessions browse` in `cwd`; its stdout and exit code land in files. */
   async start(env: Record<string, string>, cwd: string): Promise<void> {
-    const q = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
     const script = join(this.dir, "browse.sh");
     await Deno.writeTextFile(
       script,
       [
         "#!/bin/sh",
         ...Object.entries({ ...env, TERM: "xterm-256color" }).map(([k, v]) =>
-          `export ${k}=${q(v)}`
+          `export ${k}=${shq(v)}`
         ),
-        `cd ${q(cwd)}`,
-        `${q(Deno.execPath())} ${cliArgs(["sessions", "browse"]).map(q).join(" ")} > ${
-          q(join(this.dir, "out"))
+        `cd ${shq(cwd)}`,
+        `${shq(Deno.execPath())} ${cliArgs(["sessions", "browse"]).map(shq).join(" ")} > ${
+          shq(join(this.dir, "out"))
         }`,
-        `echo $? > ${q(join(this.dir, "code"))}`,
+        `echo $? > ${shq(join(this.dir, "code"))}`,
         "sleep 30",
       ].join("\n") + "\n",
       { mode: 0o755 },
     );
-    await this.tmux("new-session", "-d", "-s", "b", "-x", "80", "-y", "24", script);
-  }
-
-  screen(): Promise<string> {
-    return this.tmux("capture-pane", "-p", "-t", "b");
-  }
-
-  keys(...keys: string[]): Promise<string> {
-    return this.tmux("send-keys", "-t", "b", ...keys);
-  }
-
-  type(text: string): Promise<string> {
-    return this.tmux("send-keys", "-t", "b", "-l", text);
-  }
-
-  /** Polls the screen until `ok` holds (at most 600 looks); returns the screen. */
-  async until(ok: (screen: string) => boolean, what: string): Promise<string> {
-    let last = "";
-    for (let i = 0; i < 600; i++) {
-      last = await this.screen();
-      if (ok(last)) return last;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    throw new Error(`the screen never showed ${what}:\n${last}`);
+    await this.run(script);
   }
 
   /** Waits for the browser to exit; returns its stdout and exit code. */
@@ -122,10 +80,6 @@ class Tmux implements AsyncDisposable {
       out: await Deno.readTextFile(join(this.dir, "out")),
       err: await this.screen(),
     };
-  }
-
-  async [Symbol.asyncDispose]() {
-    await this.tmux("kill-server").catch(() => {});
   }
 }
 
@@ -228,6 +182,36 @@ Deno.test({
       assert.equal(r.code, 0, r.err);
       assert.equal(r.out, "");
     }
+  },
+});
+
+Deno.test({
+  name: "browse at 80x24: wide characters count two columns, so a title never wraps the screen",
+  ignore: !TMUX,
+  async fn() {
+    const w = await world();
+    await using _ = w;
+    const alpha = w.dir("alpha");
+    const t = new Transcript({ sessionId: SIDS[0], cwd: alpha, start: "2026-03-01T09:00:00.000Z" });
+    // the genuine corpus has prompts like this one: 40 wide characters are 80 columns
+    t.user(
+      "/orchestrator @CLAUDE.md を最新の状態にアップデートしてください。変更点を全部まとめて報告して",
+    );
+    t.assistant("更新しました。");
+    await put(w, t);
+    await ingest(w);
+    await using tm = new Tmux(w.sb.dir);
+    await tm.start(w.sb.env, alpha);
+    const s = await tm.until((x) => x.includes("1 found"), "the session");
+    const ls = lines(s);
+    assert.ok(ls[0].startsWith("terminus sessions · "), s);
+    assert.ok(ls[1].startsWith("search: "), s);
+    assert.match(ls[2], /^> #\d+ {2}2026-03-01 {2}\/orchestrator @CLAUDE\.md を.*…$/);
+    const width = (l: string) =>
+      [...l].reduce((n, c) => n + (/[\u3000-\u9fff\uff00-\uff60]/.test(c) ? 2 : 1), 0);
+    assert.ok(ls.every((l) => width(l) <= 80), s);
+    await tm.keys("Escape");
+    assert.equal((await tm.exited()).code, 0);
   },
 });
 

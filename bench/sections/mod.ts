@@ -12,6 +12,7 @@ import { section as storage } from "./storage.ts";
 import { section as noop } from "./noop.ts";
 import { section as rss } from "./rss.ts";
 import { section as search } from "./search.ts";
+import { section as browse } from "./browse.ts";
 import { section as maintenance } from "./maintenance.ts";
 import { section as hooks } from "./hooks.ts";
 import { section as recall } from "./recall.ts";
@@ -27,6 +28,7 @@ export const SECTIONS: Section[] = [
   noop,
   rss,
   search,
+  browse,
   maintenance,
   hooks,
   recall,

@@ -24,6 +24,7 @@ import { PERMISSION_FLAGS } from "../../core/context.ts";
 import { type BenchContext, metric, type Section } from "../lib/context.ts";
 import { inCopy } from "../lib/corpus.ts";
 import { runTimed } from "../lib/proc.ts";
+import { inprocChildren } from "../lib/inproc.ts";
 import { copyStore, withStore } from "../lib/store.ts";
 import { median, MiB, round } from "../lib/stats.ts";
 import { cliArgs, ingest, type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
@@ -315,8 +316,8 @@ function mergeChildren(outs: ChildOut[]): ChildOut {
   };
 }
 
-/** Nearest-rank percentile. */
-function pct(xs: number[], p: number): number {
+/** Nearest-rank percentile (the browse section uses it too). */
+export function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
 }
@@ -325,7 +326,7 @@ const r1 = (x: number) => round(x, 1);
 const r2 = (x: number) => round(x, 2);
 
 /** The queries with their projects as spelt in their copy; throws if one is not archived. */
-function resolveQueries(ctx: BenchContext, store: string): Resolved[] {
+export function resolveQueries(ctx: BenchContext, store: string): Resolved[] {
   const archived = withStore(store, (db) =>
     new Set(
       (db.prepare("SELECT DISTINCT project AS p FROM session_meta WHERE project IS NOT NULL")
@@ -447,23 +448,12 @@ export const section: Section = {
     ctx.log(
       `search: ${queries.length} queries in process, ${CHILDREN} processes x (1 cold + ${WARM_ROUNDS} warm rounds)`,
     );
-    const outs: ChildOut[] = [];
-    for (let i = 0; i < CHILDREN; i++) {
-      const child = await runTimed(
-        Deno.execPath(),
-        [
-          "run",
-          ...PERMISSION_FLAGS,
-          new URL(import.meta.url).pathname,
-          "--inproc",
-          scn.store,
-          queriesFile,
-        ],
-        { cwd: ctx.repo, env },
-      );
-      if (child.code !== 0) throw new Error(`search child exited ${child.code}:\n${child.stderr}`);
-      outs.push(JSON.parse(child.stdout) as ChildOut);
-    }
+    const outs = await inprocChildren<ChildOut>(import.meta.url, [scn.store, queriesFile], {
+      cwd: ctx.repo,
+      env,
+      n: CHILDREN,
+      name: "search",
+    });
     const res = mergeChildren(outs);
     const qr = res.queries;
     const warm = qr.flatMap((r) => r.warm);

@@ -235,10 +235,31 @@ export function press(s: State, key: Key, src: BrowseSource): void {
 
 const SGR = { rev: "\x1b[7m", bold: "\x1b[1m", dim: "\x1b[2m" };
 
-/** Cuts to `w` columns (one per character; wide characters may overrun a little). */
+/** Wide (CJK, Hangul, fullwidth, most emoji): two columns in a terminal. */
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
+/** Drawn on the character before: combining marks, zero-width spaces and joiners, selectors. */
+const ZERO = /[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]/u;
+
+function cells(ch: string): number {
+  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+}
+
+/**
+ * Cuts to `w` terminal columns. A line wider than the terminal would wrap and scroll the
+ * whole screen up, so wide characters count two.
+ */
 function fit(s: string, w: number): string {
   const chars = [...escapeControls(s).replace(/\t/g, " ").replace(/\n/g, " ")];
-  return chars.length <= w ? chars.join("") : chars.slice(0, Math.max(0, w - 1)).join("") + "…";
+  let used = 0;
+  let cut = -1; // where the text stops when it needs the "…"
+  for (let i = 0; i < chars.length; i++) {
+    const c = cells(chars[i]);
+    if (cut < 0 && used + c > w - 1) cut = i;
+    used += c;
+    if (used > w) return chars.slice(0, cut).join("") + "…";
+  }
+  return chars.join("");
 }
 
 function itemLine(v: SessionView): string {

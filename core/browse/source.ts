@@ -8,7 +8,7 @@ import type { Db } from "../store/db.ts";
 import { openWrite } from "../store/db.ts";
 import { listSessions, type Visibility } from "../store/query.ts";
 import { egress, isRedacting } from "../egress.ts";
-import { parseQuery } from "../recall/query.ts";
+import { asPrefix, parseQuery } from "../recall/query.ts";
 import { rank } from "../recall/rank.ts";
 import { titleHits } from "../recall/titles.ts";
 import { SEARCH_LIMIT_MAX } from "../constants.ts";
@@ -62,7 +62,9 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
         const p = tagProblem(t);
         if (p) return { sessions: [], problem: `+${t}: ${p}` };
       }
-      const q = parseQuery(words.filter((w) => !w.startsWith("+")).join(" "));
+      // the word still being typed (nothing after it yet) matches as a prefix
+      const parsed = parseQuery(words.filter((w) => !w.startsWith("+")).join(" "));
+      const q = /\s$/.test(text) || words.at(-1)?.startsWith("+") ? parsed : asPrefix(parsed);
       if (!q.match) {
         const rows = listSessions(i.db, vis, { tags, limit: LIST_MAX });
         return { sessions: rows.map((r) => viewOf(r, filter)), problem: null };

@@ -4,6 +4,11 @@
  * `history_prompt` rows. Streamed line by line; a line that is not an entry is counted and
  * named, and the rest go on. A second import adds nothing: a prompt is known by its time,
  * folder and text.
+ *
+ * A long paste is not in the line: Claude Code writes `{id, type, contentHash}` there and the
+ * text to `paste-cache/<contentHash>.txt` beside history.jsonl (the hash is the first 16 hex
+ * digits of the text's SHA-256). The import reads it in, checks it against the hash, and keeps
+ * it in the entry's pasted contents as `content`, so it is searchable like a short paste.
  */
 import { type Config, isExcluded } from "../config.ts";
 import { HISTORY_BATCH_ROWS, HISTORY_BROKEN_NAMED, HISTORY_LINE_MAX_BYTES } from "../constants.ts";
@@ -15,7 +20,9 @@ import {
   insertHistory,
 } from "../store/history_sql.ts";
 import { ProjectResolver } from "../transcript/project.ts";
+import { dirname, join } from "../posix.ts";
 import { readLines } from "./lines.ts";
+import { bodyOf, isTextPaste } from "./search.ts";
 
 export interface ImportResult {
   file: string | null;
@@ -64,23 +71,55 @@ export function parseEntry(bytes: Uint8Array): Draft | string {
   if (o.project !== undefined && o.project !== null && typeof o.project !== "string") {
     return "a project that is not a path";
   }
-  const texts: string[] = [];
-  let pasted: string | null = null;
-  if (o.pastedContents && typeof o.pastedContents === "object") {
-    pasted = JSON.stringify(o.pastedContents);
-    for (const p of Object.values(o.pastedContents as Record<string, unknown>)) {
-      const c = (p as Record<string, unknown> | null)?.content;
-      if (typeof c === "string") texts.push(c);
-    }
-  }
+  const pasted = o.pastedContents && typeof o.pastedContents === "object"
+    ? JSON.stringify(o.pastedContents)
+    : null;
   return {
     at: new Date(ms).toISOString(),
     cwd: (o.project as string | undefined) ?? null,
     sessionId: typeof o.sessionId === "string" ? o.sessionId : null,
     display: o.display,
     pasted,
-    body: [o.display, ...texts].join("\n"),
+    body: bodyOf(o.display, pasted),
   };
+}
+
+/** How Claude Code names a paste it keeps aside (it refuses any other name too). */
+const PASTE_HASH = /^[0-9a-f]{16}$/;
+
+/** The text of a paste kept in `dir`/paste-cache, or null when it is gone or not that text. */
+async function cachedPaste(dir: string, hash: string): Promise<string | null> {
+  if (!PASTE_HASH.test(hash)) return null;
+  const path = join(dir, "paste-cache", `${hash}.txt`);
+  try {
+    const st = await Deno.lstat(path);
+    if (!st.isFile || st.size > HISTORY_LINE_MAX_BYTES) return null;
+    const bytes = await Deno.readFile(path);
+    const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
+    const hex = [...sum.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    return hex === hash ? decoder.decode(bytes) : null;
+  } catch {
+    return null; // missing, unreadable or not UTF-8: the entry keeps the hash alone
+  }
+}
+
+/** `d` with the text of each paste kept aside read in from `dir`/paste-cache, where it is. */
+async function withCachedPastes(d: Draft, dir: string): Promise<Draft> {
+  if (!d.pasted?.includes('"contentHash"')) return d;
+  const all = JSON.parse(d.pasted) as Record<string, unknown>;
+  let found = false;
+  for (const p of Object.values(all)) {
+    if (!isTextPaste(p) || typeof p.content === "string" || typeof p.contentHash !== "string") {
+      continue;
+    }
+    const text = await cachedPaste(dir, p.contentHash);
+    if (text === null) continue;
+    p.content = text;
+    found = true;
+  }
+  if (!found) return d;
+  const pasted = JSON.stringify(all);
+  return { ...d, pasted, body: bodyOf(d.display, pasted) };
 }
 
 /**
@@ -122,17 +161,18 @@ export async function importHistory(
       continue;
     }
     if (l.bytes.every((b) => b === 0x20 || b === 0x09 || b === 0x0d)) continue; // blank
-    const d = parseEntry(l.bytes);
-    if (typeof d === "string") {
-      broken(l.no, d);
+    const parsed = parseEntry(l.bytes);
+    if (typeof parsed === "string") {
+      broken(l.no, parsed);
       continue;
     }
-    const project = d.cwd ? (await resolver.resolve(d.cwd)).project : null;
-    if (isExcluded(cfg, project) || isExcluded(cfg, d.cwd)) {
+    const cwd = parsed.cwd;
+    const project = cwd ? (await resolver.resolve(cwd)).project : null;
+    if (isExcluded(cfg, project) || isExcluded(cfg, cwd)) {
       res.excluded++;
       continue;
     }
-    batch.push({ ...d, project });
+    batch.push({ ...(await withCachedPastes(parsed, dirname(file))), project });
     if (batch.length >= HISTORY_BATCH_ROWS) flush();
   }
   flush();

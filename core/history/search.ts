@@ -18,13 +18,20 @@ export interface HistoryHit {
   excerpt: string;
 }
 
-/** The prompt and its pasted text, as the index holds them. */
-function bodyOf(display: string, pasted: string | null): string {
+/** A paste whose content is text (an image's, where an older CLI kept one, is its data). */
+export function isTextPaste(p: unknown): p is { content?: unknown; contentHash?: unknown } {
+  if (!p || typeof p !== "object") return false;
+  const type = (p as { type?: unknown }).type;
+  return type === undefined || type === "text";
+}
+
+/** The prompt and its pasted text, as the index holds them (the import indexes this). */
+export function bodyOf(display: string, pasted: string | null): string {
   const texts: string[] = [];
   if (pasted) {
     try {
-      for (const p of Object.values(JSON.parse(pasted) as Record<string, { content?: unknown }>)) {
-        if (typeof p?.content === "string") texts.push(p.content);
+      for (const p of Object.values(JSON.parse(pasted) as Record<string, unknown>)) {
+        if (isTextPaste(p) && typeof p.content === "string") texts.push(p.content);
       }
     } catch { /* kept as found; only the prompt shows */ }
   }

@@ -103,7 +103,6 @@ export function caseParts(word: string): string[] {
 /** Where a case boundary sits: lower/digit then upper, or an acronym's last capital. */
 const BOUNDARY = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/g;
 const WORD_CHAR = /[\p{L}\p{N}]/u;
-const ASCII_SEPARATORS = /[^a-z0-9]+/;
 
 function wordChar(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
@@ -111,40 +110,11 @@ function wordChar(s: string, i: number): boolean {
   return WORD_CHAR.test(s[i]);
 }
 
-/** Above this many characters scanned, presence is checked by splitting the body once. */
-const SCAN_BUDGET = 8_000_000;
-
-const asciiWordChar = (c: number) => (c >= 48 && c <= 57) || (c >= 97 && c <= 122);
-
 /**
- * Which of `words` (lower case) stand in `lower` as whole words. A few words are found with
- * indexOf and a boundary check; many words over a long body are found by one split, whose
- * cost does not grow with the number of words.
- */
-function presentWords(lower: string, words: Set<string>): Set<string> {
-  const present = new Set<string>();
-  const ascii = [...words].every((w) => /^[a-z0-9]+$/.test(w));
-  if (!ascii || words.size * lower.length > SCAN_BUDGET) {
-    for (const t of lower.split(ASCII_SEPARATORS)) if (words.has(t)) present.add(t);
-    return present;
-  }
-  for (const w of words) {
-    for (let i = lower.indexOf(w); i >= 0; i = lower.indexOf(w, i + 1)) {
-      const before = i === 0 ? -1 : lower.charCodeAt(i - 1);
-      const after = i + w.length >= lower.length ? -1 : lower.charCodeAt(i + w.length);
-      if (!asciiWordChar(before) && !asciiWordChar(after)) {
-        present.add(w);
-        break;
-      }
-    }
-  }
-  return present;
-}
-
-/**
- * The case parts of the body's identifiers that the body does not already hold as words,
- * once each, capped. Only words around a case boundary are looked at (a cheap regex finds
- * them), and presence is checked against the body's words only when there are parts.
+ * The case parts of the body's identifiers, once each (case-folded), capped. Only words around
+ * a case boundary are looked at (a cheap regex finds them). A part the body already holds as a
+ * word is appended anyway: the index keeps no positions (detail=column), so a repeated term
+ * costs it nothing, while looking each part up in the body cost a third of deriving.
  */
 export function expansion(body: string): string {
   const words = new Set<string>();
@@ -170,12 +140,9 @@ export function expansion(body: string): string {
       }
     }
   }
-  if (parts.length === 0) return "";
-  const present = presentWords(body.toLowerCase(), folded);
   const extra: string[] = [];
   let bytes = 0;
   for (const p of parts) {
-    if (present.has(p.toLowerCase())) continue;
     bytes += p.length + 1;
     if (bytes > FTS_EXPANSION_MAX_BYTES) break;
     extra.push(p);

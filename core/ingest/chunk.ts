@@ -11,6 +11,7 @@ import { captureLine } from "./capture.ts";
 import type { TranscriptTitles } from "../store/sessions_sql.ts";
 import { emptyTitles, noteTitle } from "../sessions/titles.ts";
 import { concat } from "../bytes.ts";
+import type { Observer } from "../observe/mechanical.ts";
 
 const NL = 0x0a;
 const NEWLINE = new Uint8Array([NL]);
@@ -47,7 +48,8 @@ export interface ChunkOutput {
   titles: TranscriptTitles;
 }
 
-export function deriveChunk(i: ChunkInput): ChunkOutput {
+/** `observer`, when given, is fed every record as archived (after the capture mode). */
+export function deriveChunk(i: ChunkInput, observer?: Observer): ChunkOutput {
   const { chunk, end } = i;
   const parts: Uint8Array[] = [];
   const derived: DerivedRows[] = [];
@@ -70,6 +72,7 @@ export function deriveChunk(i: ChunkInput): ChunkOutput {
     const { bytes, rec } = captureLine(line, parseLine(line), i.mode);
     parts.push(bytes, NEWLINE);
     if (rec) {
+      observer?.add(rec);
       const sid = str(rec.sessionId);
       if (sid && !recordSessionId) recordSessionId = sid;
       const c = str(rec.cwd);

@@ -7,10 +7,13 @@ import { basename, dirname } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
   CLOSE_AFTER_MS,
+  DERIVE_WORKER_MIN_BYTES,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
+  OBSERVE_PER_PASS,
   PASS_BATCH_BYTES,
   PASS_BATCH_MS,
+  PASS_WINDOW_BYTES,
   REWRITE_CHECK_BYTES,
 } from "../constants.ts";
 import {
@@ -39,15 +42,19 @@ import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
-import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
+import type { ChunkInput } from "./chunk.ts";
+import type { Derived, DeriveJob } from "./derive_job.ts";
+import { type Deriver, InlineDeriver, type Outcome, WorkerDeriver } from "./deriver.ts";
+import type { Mechanical } from "../observe/mechanical.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
 import { migrateAgentKeys } from "./migrate.ts";
 import { missingTranscript } from "./missing.ts";
+import { type FtsRow, insertFts } from "../store/derived.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
 import { rollback } from "../store/rollback.ts";
-import { nextWindow, rawChunk, readRange } from "./window.ts";
+import { nextWindow, readRange } from "./window.ts";
 import type { ProgressFactory } from "../progress.ts";
 
 export interface PassInput {
@@ -65,6 +72,8 @@ export interface PassInput {
 
 export interface AfterCloseContext {
   closed: number[];
+  /** Sessions observed as this pass archived them whole, by session_no. */
+  observed: Map<number, ReadyObservation>;
   now: Date;
   notes: string[];
   errors: string[];
@@ -82,6 +91,12 @@ export interface PassResult {
   onlyFailed: boolean;
 }
 
+/** A session's facts taken while archiving it, valid while its stream is `streamLen` long. */
+export interface ReadyObservation {
+  streamLen: number;
+  mechanical: Mechanical;
+}
+
 interface FileOutcome {
   committed: boolean;
   bytesRead: number;
@@ -96,6 +111,11 @@ class Pass {
   errors: string[] = [];
   states: Map<string, SessionState>;
   tails = new Map<number, Tail>();
+  observed = new Map<number, ReadyObservation>();
+  /** The batch's search-index rows, written just before it commits (see `writeDerived`). */
+  fts: FtsRow[] = [];
+  /** Session keys whose earlier window this pass was observed and written. */
+  observing = new Set<string>();
 
   constructor(readonly db: Db, readonly input: PassInput) {
     this.states = new Map(); // read after recovery, which may change watermarks
@@ -141,6 +161,12 @@ class Pass {
         `${key.sessionKey}: a line with no newline in its first ${LINE_CAP_BYTES} bytes starts at byte ${offset}; it is archived as bytes and not parsed`,
       );
     }
+    // the bytes before the new watermark, kept now: the window itself goes to the deriver
+    const upTo = offset + w.end;
+    const len = Math.min(REWRITE_CHECK_BYTES, upTo);
+    const tail = w.end >= len
+      ? w.chunk.slice(w.end - len, w.end)
+      : readRange(found.path, upTo - len, upTo);
     return {
       found,
       key,
@@ -148,6 +174,7 @@ class Pass {
       offset,
       size,
       mtimeMs,
+      tail,
       raw: w.kind === "raw",
       input: {
         chunk: w.chunk,
@@ -208,10 +235,7 @@ class Pass {
   /** Records what the file held just before its new watermark, for the next pass to compare. */
   rememberTail(p: Prepared, sessionNo: number): void {
     const upTo = p.offset + p.input.end;
-    const len = Math.min(REWRITE_CHECK_BYTES, upTo);
-    const bytes = p.input.end >= len
-      ? p.input.chunk.subarray(p.input.end - len, p.input.end)
-      : readRange(p.found.path, upTo - len, upTo);
+    const bytes = p.tail;
     const t = {
       sessionNo,
       offset: upTo,
@@ -225,7 +249,8 @@ class Pass {
   }
 
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
-  async finish(p: Prepared, d: ChunkOutput): Promise<FileOutcome> {
+  async finish(p: Prepared, derived: Derived, last: boolean): Promise<FileOutcome> {
+    const d = derived.out;
     const { cfg } = this.input;
     const { found, key, state, offset } = p;
     const mode = p.input.mode;
@@ -268,8 +293,17 @@ class Pass {
       },
       derived: d.derived,
       titles: d.titles,
+      framed: derived.framed,
+      fts: this.fts,
     });
     this.rememberTail(p, r.sessionNo);
+    // one pass observes at most OBSERVE_PER_PASS sessions, so no more are kept: the map stays
+    // small however many sessions a backfill archives
+    if (derived.mechanical && this.observed.size < OBSERVE_PER_PASS) {
+      this.observed.set(r.sessionNo, { streamLen: d.streamOffset, mechanical: derived.mechanical });
+    }
+    if (last) this.observing.delete(key.sessionKey);
+    else this.observing.add(key.sessionKey);
     // keep the in-memory view current for files that share a key later in this pass
     this.states.set(key.sessionKey, {
       sessionNo: r.sessionNo,
@@ -306,8 +340,21 @@ class Pass {
     return n;
   }
 
+  /** What the deriver is asked for one prepared window. */
+  job(p: Prepared, last: boolean): DeriveJob {
+    const k = p.key.sessionKey;
+    return {
+      key: k,
+      input: p.input,
+      raw: p.raw,
+      observe: p.input.streamOffset === 0 ? "start" : this.observing.has(k) ? "continue" : "none",
+      last,
+    };
+  }
+
   async archiveAll(
     files: Found[],
+    waiting: number,
     done: (f: Found, r: FileOutcome | Error) => void,
   ): Promise<void> {
     // Files are committed in batches: each file's rows and watermark still go in together
@@ -317,36 +364,88 @@ class Pass {
     // batch whose commit fails (a full disk) reports each of its files as failed.
     // A file is read one bounded window at a time, each window its own savepoint with its
     // rows and watermark, so a pass's memory does not grow with the file.
-    const batch = new Batch(this.db, done);
+    // Windows are derived up to DERIVE_QUEUE_BYTES ahead of the one being written (on a worker
+    // for a large pass). A window is prepared only once every earlier window of its session
+    // is written, so it always starts from the watermark the store holds.
+    const batch = new Batch(this.db, done, this.fts);
+    const deriver: Deriver = waiting >= DERIVE_WORKER_MIN_BYTES
+      ? new WorkerDeriver()
+      : new InlineDeriver();
+    const queue: Slot[] = [];
+    // prepares a file's next window and hands it to the deriver, or reports why none is due
+    const enqueue = (f: Found, key: KeyInfo, windows: number, upTo: number): void => {
+      batch.open();
+      let p: Prepared | FileOutcome;
+      try {
+        p = this.prepare(f, key);
+      } catch (e) {
+        done(f, e as Error);
+        return;
+      }
+      if (!("input" in p)) {
+        // a partial line after committed windows is not news: count it once, as before
+        if (windows === 0) batch.add(f, p);
+        return;
+      }
+      const until = Math.min(upTo, p.size);
+      const last = p.offset + p.input.end >= until;
+      // an oversized line's long window is derived here, so the queue never holds one
+      const d = p.input.chunk.length > PASS_WINDOW_BYTES
+        ? new InlineDeriver().derive(this.job(p, last))
+        : deriver.derive(this.job(p, last));
+      queue.push({ f, key, windows, upTo: until, last, p, derived: d });
+    };
     try {
-      for (const f of files) {
-        const key = this.keyOf(f);
-        // the size first seen bounds this pass's work on the file: one still being written
-        // to faster than it is archived is left for the next pass, not chased
-        let upTo = Infinity;
-        for (let windows = 0;; windows++) {
-          batch.open();
-          try {
-            const p = this.prepare(f, key);
-            if (!("input" in p)) {
-              // a partial line after committed windows is not news: count it once, as before
-              if (windows === 0) batch.add(f, p);
-              break;
-            }
-            const r = await this.finish(p, p.raw ? rawChunk(p.input) : deriveChunk(p.input));
-            batch.add(f, r);
-            upTo = Math.min(upTo, p.size);
-            if (!r.committed || p.offset + p.input.end >= upTo) break;
-          } catch (e) {
-            done(f, e as Error);
-            break;
-          }
+      let next = 0;
+      // keep the deriver up to DERIVE_QUEUE_BYTES ahead of the window being written; a file of
+      // a session already queued or being written waits its turn
+      const queued = () => queue.reduce((n, q) => n + q.p.input.end, 0);
+      const topUp = (writing?: string) => {
+        while (next < files.length && (queue.length === 0 || queued() < deriver.ahead())) {
+          const f = files[next];
+          const key = this.keyOf(f);
+          const k = key.sessionKey;
+          if (k === writing || queue.some((q) => q.key.sessionKey === k)) break;
+          next++;
+          enqueue(f, key, 0, Infinity);
         }
+      };
+      for (;;) {
+        topUp();
+        const s = queue.shift();
+        if (!s) break;
+        topUp(s.key.sessionKey);
+        const o: Outcome = await s.derived;
+        let r: FileOutcome;
+        try {
+          if ("error" in o) throw o.error;
+          batch.open();
+          r = await this.finish(s.p, o.derived, s.last);
+        } catch (e) {
+          this.observing.delete(s.p.key.sessionKey);
+          done(s.f, e as Error);
+          continue;
+        }
+        batch.add(s.f, r);
+        if (r.committed && !s.last) enqueue(s.f, s.key, s.windows + 1, s.upTo);
       }
     } finally {
+      deriver.close();
       batch.close();
     }
   }
+}
+
+/** A window handed to the deriver and waiting to be written. */
+interface Slot {
+  f: Found;
+  key: KeyInfo;
+  windows: number;
+  /** The file's size when first seen: the pass does not chase a file still growing. */
+  upTo: number;
+  last: boolean;
+  p: Prepared;
+  derived: Promise<Outcome>;
 }
 
 /**
@@ -362,6 +461,8 @@ class Batch {
   constructor(
     readonly db: Db,
     readonly done: (f: Found, r: FileOutcome | Error) => void,
+    /** The files' search-index rows, written with the commit: one FTS5 segment per batch. */
+    readonly fts: FtsRow[],
   ) {}
   open(): void {
     if (this.#open) return;
@@ -382,8 +483,12 @@ class Batch {
     this.#open = false;
     const pending = this.#pending;
     this.#pending = [];
+    const fts = this.fts.splice(0);
     try {
-      if (this.db.isTransaction) this.db.exec("COMMIT");
+      if (this.db.isTransaction) {
+        insertFts(this.db, fts);
+        this.db.exec("COMMIT");
+      }
     } catch (e) {
       rollback(this.db);
       for (const [f, r] of pending) this.done(f, r.committed ? e as Error : r);
@@ -400,6 +505,8 @@ interface Prepared {
   offset: number;
   size: number;
   mtimeMs: number | null;
+  /** The file's last bytes before the new watermark (REWRITE_CHECK_BYTES at most). */
+  tail: Uint8Array;
   /** The window holds an oversized line's bytes: archived as they are, not parsed. */
   raw: boolean;
   input: ChunkInput;
@@ -487,10 +594,9 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
 
   run.filesSeen = files.length;
   const committedFiles = new Set<string>();
-  const progress = input.progress
-    ? input.progress("archiving", pass.waiting(files), "bytes")
-    : null;
-  await pass.archiveAll(files, (f, r) => {
+  const waiting = pass.waiting(files);
+  const progress = input.progress ? input.progress("archiving", waiting, "bytes") : null;
+  await pass.archiveAll(files, waiting, (f, r) => {
     if (!(r instanceof Error)) progress?.add(r.bytesRead);
     if (r instanceof Error) {
       run.filesFailed++;
@@ -529,7 +635,13 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
       const closed = closeSessions(db, cutoff);
       if (closed.length > 0) pass.notes.push(`${closed.length} session(s) closed`);
       if (input.afterClose) {
-        await input.afterClose(db, { closed, now, notes: pass.notes, errors: pass.errors });
+        await input.afterClose(db, {
+          closed,
+          observed: pass.observed,
+          now,
+          notes: pass.notes,
+          errors: pass.errors,
+        });
       }
     } catch (e) {
       pass.errors.push(`closing sessions could not run: ${(e as Error).message}`);

@@ -21,7 +21,7 @@ export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Pro
       }
       // each step below is caught on its own: one that fails is named and the next still runs
       try {
-        c.notes.push(...(await observeClosed(db, c.now)));
+        c.notes.push(...(await observeClosed(db, c.now, c.observed)));
       } catch (e) {
         c.errors.push(`closed sessions could not be observed: ${(e as Error).message}`);
       }

@@ -58,48 +58,66 @@ function firstLine(s: string): string {
 
 /** Observes a session from its lines, given one at a time so no whole stream is held. */
 export function observe(lines: Iterable<Uint8Array>, branch: string | null): Mechanical {
-  const lists = {
-    files_read: [] as string[],
-    files_modified: [] as string[],
-    tools: [] as string[],
-    commands: [] as string[],
-    errors: [] as string[],
-    commits: [] as string[],
-  };
-  const truncated = new Set<string>();
-  const add = (k: keyof typeof lists, v: string | null) => {
-    if (!v || lists[k].includes(v)) return;
-    if (lists[k].length >= OBSERVATION_LIST_MAX) {
-      truncated.add(k);
-      return;
-    }
-    lists[k].push(v);
-  };
-  let turns = 0;
-  let first: string | null = null;
-  let last: string | null = null;
-  let compactions = 0;
+  const o = new Observer();
   for (const line of lines) {
     const rec: Rec | null = parseLine(line);
-    if (!rec || !isTurn(rec)) continue;
-    turns++;
+    if (rec) o.add(rec);
+  }
+  return o.result(branch);
+}
+
+type ListKey = "files_read" | "files_modified" | "tools" | "commands" | "errors" | "commits";
+
+/**
+ * The facts so far of a session's records, fed in stream order. The pass feeds the records it
+ * has just parsed to archive them, so a session archived whole in one pass is observed without
+ * reading its blocks back; `observe` feeds the archived lines.
+ */
+export class Observer {
+  lists: Record<ListKey, string[]> = {
+    files_read: [],
+    files_modified: [],
+    tools: [],
+    commands: [],
+    errors: [],
+    commits: [],
+  };
+  truncated = new Set<string>();
+  turns = 0;
+  first: string | null = null;
+  last: string | null = null;
+  compactions = 0;
+
+  #put(k: ListKey, v: string | null): void {
+    const list = this.lists[k];
+    if (!v || list.includes(v)) return;
+    if (list.length >= OBSERVATION_LIST_MAX) {
+      this.truncated.add(k);
+      return;
+    }
+    list.push(v);
+  }
+
+  add(rec: Rec): void {
+    if (!isTurn(rec)) return;
+    this.turns++;
     const ts = str(rec.timestamp);
-    if (ts && (!first || ts < first)) first = ts;
-    if (ts && (!last || ts > last)) last = ts;
-    if (isCompactBoundary(rec)) compactions++;
+    if (ts && (!this.first || ts < this.first)) this.first = ts;
+    if (ts && (!this.last || ts > this.last)) this.last = ts;
+    if (isCompactBoundary(rec)) this.compactions++;
     for (const b of contentBlocks(rec)) {
       if (b.type === "tool_use" && typeof b.name === "string") {
-        add("tools", b.name);
+        this.#put("tools", b.name);
         const input = (b.input && typeof b.input === "object" && !Array.isArray(b.input))
           ? b.input as Rec
           : {};
         const file = str(input.file_path) ?? str(input.notebook_path);
-        if (file && READ_TOOLS.has(b.name)) add("files_read", normalisePath(file));
-        if (file && WRITE_TOOLS.has(b.name)) add("files_modified", normalisePath(file));
+        if (file && READ_TOOLS.has(b.name)) this.#put("files_read", normalisePath(file));
+        if (file && WRITE_TOOLS.has(b.name)) this.#put("files_modified", normalisePath(file));
         const cmd = str(input.command);
         if (b.name === "Bash" && cmd) {
-          add("commands", cmd.trim());
-          add("commits", commitMessage(cmd));
+          this.#put("commands", cmd.trim());
+          this.#put("commits", commitMessage(cmd));
         }
       } else if (b.type === "tool_result" && b.is_error === true) {
         const c = b.content;
@@ -111,19 +129,25 @@ export function observe(lines: Iterable<Uint8Array>, branch: string | null): Mec
             : "")
           ).join("\n")
           : "";
-        add("errors", firstLine(text));
+        this.#put("errors", firstLine(text));
       }
     }
   }
-  const duration = first && last ? Math.round((Date.parse(last) - Date.parse(first)) / 1000) : null;
-  return {
-    ...lists,
-    branch,
-    turns,
-    first_turn_at: first,
-    last_turn_at: last,
-    duration_seconds: Number.isFinite(duration) ? duration : null,
-    compactions,
-    truncated: [...truncated].sort(),
-  };
+
+  result(branch: string | null): Mechanical {
+    const { first, last } = this;
+    const duration = first && last
+      ? Math.round((Date.parse(last) - Date.parse(first)) / 1000)
+      : null;
+    return {
+      ...this.lists,
+      branch,
+      turns: this.turns,
+      first_turn_at: first,
+      last_turn_at: last,
+      duration_seconds: Number.isFinite(duration) ? duration : null,
+      compactions: this.compactions,
+      truncated: [...this.truncated].sort(),
+    };
+  }
 }

@@ -11,13 +11,18 @@ import { listObservations, type Visibility } from "../store/query.ts";
 import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
 import { initCodec } from "../store/codec.ts";
+import type { ReadyObservation } from "../ingest/pass.ts";
 
 /**
  * Observes up to 100 closed sessions; returns notes for the run row. Each observation commits
  * on its own, so a pass killed partway keeps what it observed and the next one goes on from
  * there instead of starting over.
  */
-export async function observeClosed(db: Db, now: Date): Promise<string[]> {
+export async function observeClosed(
+  db: Db,
+  now: Date,
+  ready: Map<number, ReadyObservation> = new Map(),
+): Promise<string[]> {
   const targets = unobservedClosed(db);
   const notes: string[] = [];
   if (targets.length === 0) return notes;
@@ -29,8 +34,14 @@ export async function observeClosed(db: Db, now: Date): Promise<string[]> {
     const observed = transaction(db, () => {
       let m: string;
       try {
-        const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
-        m = JSON.stringify(observe(lines, t.branch));
+        // a session this pass archived whole was observed as it was read: no blocks read back
+        const r = ready.get(t.sessionNo);
+        if (r && !t.evicted && r.streamLen === t.streamLen) {
+          m = JSON.stringify({ ...r.mechanical, branch: t.branch });
+        } else {
+          const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
+          m = JSON.stringify(observe(lines, t.branch));
+        }
       } catch (e) {
         notes.push(`${t.sessionKey}: could not be observed: ${(e as Error).message}`);
         return false;

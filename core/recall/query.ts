@@ -2,7 +2,7 @@
  * Query words are never passed raw to FTS5: split on anything not a letter, mark or digit,
  * deduplicated case-insensitively, the first 32 kept, each double-quoted, joined with AND.
  */
-import { MAX_QUERY_TOKENS } from "../constants.ts";
+import { BROWSE_PREFIX_MIN_CHARS, MAX_QUERY_TOKENS } from "../constants.ts";
 
 const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
 /** unicode61 makes a token only of letters and digits: a run of marks alone is no word. */
@@ -61,6 +61,19 @@ export function parseQuery(text: string): Query {
   const match = terms.length ? terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ") : null;
   const folded = terms.map((t) => t.toLowerCase());
   return { text, terms, folded, truncated, match, groups: [folded] };
+}
+
+/**
+ * The query with its last term matched as a prefix (`"Sear"*`), for a word still being typed.
+ * A term shorter than BROWSE_PREFIX_MIN_CHARS stays whole: one or two letters would expand to a
+ * large share of the index's terms on every keystroke.
+ */
+export function asPrefix(q: Query): Query {
+  const last = q.terms.at(-1);
+  if (!q.match || !last || [...last].length < BROWSE_PREFIX_MIN_CHARS) return q;
+  const quoted = q.terms.map((t) => `"${t.replace(/"/g, '""')}"`);
+  quoted[quoted.length - 1] += "*";
+  return { ...q, match: quoted.join(" AND ") };
 }
 
 export const NO_WORDS_REASON = "the query has no words that can be searched";

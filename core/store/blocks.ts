@@ -5,8 +5,8 @@
 import { type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { concat } from "../bytes.ts";
-import { blake3, compress, decompress, sessionChecksum } from "./codec.ts";
-import { type DerivedRows, reopenIfFinal, writeDerived } from "./derived.ts";
+import { blake3, compress, decompress, type Frame, frameBlocks, sessionChecksum } from "./codec.ts";
+import { type DerivedRows, type FtsRow, reopenIfFinal, writeDerived } from "./derived.ts";
 import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
 
 export interface SessionState {
@@ -90,6 +90,16 @@ export interface AppendArgs {
   derived: DerivedRows[];
   /** Titles the new lines carry; absent writes none. */
   titles?: TranscriptTitles;
+  /**
+   * `stream` already framed (on the derive worker) for a stream of `from` bytes that ended on
+   * a block boundary; used only when the stored stream still has that length.
+   */
+  framed?: { from: number; frames: Frame[] };
+  /**
+   * Collects the search-index rows instead of writing them (see `writeDerived`); they are
+   * added only once this append has succeeded.
+   */
+  fts?: FtsRow[];
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
@@ -105,7 +115,8 @@ function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | nul
  * block is rewritten, completed blocks never move. Creates the session on first sight.
  */
 export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turnsAdded: number } {
-  return transaction(db, () => {
+  const fts: FtsRow[] | undefined = a.fts ? [] : undefined;
+  const r = transaction(db, () => {
     let state = sessionState(db, a.sessionKey);
     if (!state) {
       db.prepare("INSERT INTO sessions (session_key) VALUES (?)").run(a.sessionKey);
@@ -119,27 +130,24 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
     }
     const no = state.sessionNo;
     const len = state.uncompressedLen;
-    let firstBlock = Math.floor(len / BLOCK_BYTES);
-    let head: Uint8Array = new Uint8Array(0);
-    if (len % BLOCK_BYTES !== 0) {
-      head = readBlock(db, no, firstBlock) ?? new Uint8Array(0);
-      db.prepare("DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
+    const firstBlock = Math.floor(len / BLOCK_BYTES);
+    let frames: Frame[];
+    if (a.framed && a.framed.from === len && len % BLOCK_BYTES === 0) {
+      frames = a.framed.frames;
+    } else {
+      // the trailing partial block is read back, joined with the new bytes and framed again
+      let head: Uint8Array = new Uint8Array(0);
+      if (len % BLOCK_BYTES !== 0) {
+        head = readBlock(db, no, firstBlock) ?? new Uint8Array(0);
+        db.prepare("DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
+      }
+      // with nothing new, the partial block goes back untouched
+      frames = frameBlocks(a.stream.length > 0 ? concat([head, a.stream]) : head, firstBlock);
     }
     const ins = db.prepare(
       "INSERT INTO blocks (session_no, block_no, raw_len, hash, bytes) VALUES (?, ?, ?, ?, ?)",
     );
-    if (a.stream.length > 0) {
-      const joined = new Uint8Array(head.length + a.stream.length);
-      joined.set(head, 0);
-      joined.set(a.stream, head.length);
-      for (let o = 0; o < joined.length; o += BLOCK_BYTES) {
-        const raw = joined.subarray(o, Math.min(o + BLOCK_BYTES, joined.length));
-        ins.run(no, firstBlock++, raw.length, blake3(raw), compress(raw));
-      }
-    } else if (head.length > 0) {
-      // nothing new: put the partial block back untouched
-      ins.run(no, firstBlock, head.length, blake3(head), compress(head));
-    }
+    for (const f of frames) ins.run(no, f.blockNo, f.rawLen, f.hash, f.bytes);
     const m = a.meta;
     db.prepare(
       `UPDATE session_meta SET
@@ -188,13 +196,15 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
        ON CONFLICT(session_no) DO UPDATE SET transcript_path = excluded.transcript_path,
          offset = excluded.offset, stream_len = excluded.stream_len`,
     ).run(no, m.transcriptPath, a.offset, len + a.stream.length);
-    writeDerived(db, no, a.derived);
+    writeDerived(db, no, a.derived, fts);
     if (a.titles) writeTranscriptTitles(db, no, a.titles);
     // Claude Code resumes a closed session into the same file: new turns reopen it, and it is
     // observed afresh once it closes again
     if (a.derived.length > 0) reopenIfFinal(db, no);
     return { sessionNo: no, turnsAdded: a.derived.length };
   });
+  if (fts) { for (const row of fts) a.fts!.push(row); }
+  return r;
 }
 
 /**

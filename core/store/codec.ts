@@ -4,7 +4,7 @@
  * BLAKE3 is hash-wasm. Both are loaded on first use (`initCodec`), because their start-up
  * (~15-20 ms each) would otherwise land on every run, a no-op pass included.
  */
-import { ZSTD_LEVEL } from "../constants.ts";
+import { BLOCK_BYTES, ZSTD_LEVEL } from "../constants.ts";
 
 type Zlib = typeof import("node:zlib");
 type Hasher = Awaited<ReturnType<typeof import("hash-wasm").createBLAKE3>>;
@@ -58,6 +58,27 @@ export function decompress(frame: Uint8Array, rawLen?: number): Uint8Array {
 
 /** Room past the raw length, so the frame's end is read without a second output chunk. */
 const CHUNK_SLACK = 64;
+
+/** One block as the blocks table holds it. */
+export interface Frame {
+  blockNo: number;
+  rawLen: number;
+  hash: Uint8Array;
+  bytes: Uint8Array;
+}
+
+/**
+ * Cuts a stream's bytes into blocks from block `firstBlock` on, each compressed and hashed.
+ * Pure, so the pass can frame on its derive worker while the main thread writes.
+ */
+export function frameBlocks(bytes: Uint8Array, firstBlock: number): Frame[] {
+  const out: Frame[] = [];
+  for (let o = 0, no = firstBlock; o < bytes.length; o += BLOCK_BYTES, no++) {
+    const raw = bytes.subarray(o, Math.min(o + BLOCK_BYTES, bytes.length));
+    out.push({ blockNo: no, rawLen: raw.length, hash: blake3(raw), bytes: compress(raw) });
+  }
+  return out;
+}
 
 /** The session checksum: BLAKE3 over the concatenated block hashes, in block order. */
 export function sessionChecksum(hashes: Uint8Array[]): Uint8Array {

@@ -35,13 +35,27 @@ export interface DerivedRows {
   compaction?: { preserved: string | null };
 }
 
-export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): void {
+/** A search-index row: the turn id and its body. */
+export type FtsRow = [rowid: number, body: string];
+
+/**
+ * Writes the turns' rows. With `fts`, the search-index rows are collected there instead, for
+ * the caller to write with `insertFts` later in the same transaction: FTS5 flushes its pending
+ * terms to a new segment at every savepoint, so writing them per file made one small segment
+ * per file, and merging those back cost more than the inserts.
+ */
+export function writeDerived(
+  db: Db,
+  sessionNo: number,
+  rows: DerivedRows[],
+  fts?: FtsRow[],
+): void {
   if (rows.length === 0) return;
+  // positional parameters: binding an object by name cost twice as much per row
   const insTurn = db.prepare(
     `INSERT INTO turns (id, session_no, turn_seq, uuid, parent_uuid, record_type, tool_name, ts,
        stream_offset, byte_len, is_typed, is_sidechain, is_tool_result)
-     VALUES (:id, :sessionNo, :turnSeq, :uuid, :parentUuid, :recordType, :toolName, :ts,
-       :streamOffset, :byteLen, :isTyped, :isSidechain, :isToolResult)`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
   const insFts = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
   const insEnt = db.prepare("INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
@@ -53,27 +67,35 @@ export function writeDerived(db: Db, sessionNo: number, rows: DerivedRows[]): vo
   for (const d of rows) {
     const t = d.turn;
     const id = turnId(sessionNo, t.turnSeq);
-    insTurn.run({
+    insTurn.run(
       id,
       sessionNo,
-      turnSeq: t.turnSeq,
-      uuid: t.uuid,
-      parentUuid: t.parentUuid,
-      recordType: t.recordType,
-      toolName: t.toolName,
-      ts: t.ts,
-      streamOffset: t.streamOffset,
-      byteLen: t.byteLen,
-      isTyped: t.isTyped ? 1 : 0,
-      isSidechain: t.isSidechain ? 1 : 0,
-      isToolResult: t.isToolResult ? 1 : 0,
-    });
-    if (d.body !== undefined && d.body !== "") insFts.run(id, d.body);
+      t.turnSeq,
+      t.uuid,
+      t.parentUuid,
+      t.recordType,
+      t.toolName,
+      t.ts,
+      t.streamOffset,
+      t.byteLen,
+      t.isTyped ? 1 : 0,
+      t.isSidechain ? 1 : 0,
+      t.isToolResult ? 1 : 0,
+    );
+    if (d.body !== undefined && d.body !== "") {
+      if (fts) fts.push([id, d.body]);
+      else insFts.run(id, d.body);
+    }
     for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value);
     for (const p of d.paths ?? []) insPath.run(id, p);
     if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
     if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
   }
+}
+
+export function insertFts(db: Db, rows: FtsRow[]): void {
+  const ins = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
+  for (const [id, body] of rows) ins.run(id, body);
 }
 
 /** A closed session that gains turns is open again, and its observation is due afresh. */

@@ -6,16 +6,24 @@ export interface ObserveTarget {
   sessionKey: string;
   branch: string | null;
   evicted: boolean;
+  /** The archived stream's length, to tell whether an observation taken in the pass is current. */
+  streamLen: number;
 }
 
 /** Closed sessions with no observation yet, oldest first. */
 export function unobservedClosed(db: Db): ObserveTarget[] {
   return (db.prepare(
     `SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.branch AS branch,
-       m.is_evicted AS evicted
+       m.is_evicted AS evicted, COALESCE(m.uncompressed_len, 0) AS streamLen
      FROM sessions s JOIN session_meta m USING (session_no)
      WHERE m.is_final = 1 AND m.observed = 0 ORDER BY s.session_no`,
-  ).all() as { sessionNo: number; sessionKey: string; branch: string | null; evicted: number }[])
+  ).all() as {
+    sessionNo: number;
+    sessionKey: string;
+    branch: string | null;
+    evicted: number;
+    streamLen: number;
+  }[])
     .map((r) => ({ ...r, evicted: r.evicted === 1 }));
 }
 

@@ -1,0 +1,28 @@
+/// <reference no-default-lib="true" />
+/// <reference lib="deno.worker" />
+/**
+ * The derive worker's entry: windows in, derived rows and framed blocks out, in order. The
+ * buffers it made are transferred back, not copied.
+ */
+import { initCodec } from "../store/codec.ts";
+import { type DeriveJob, Deriving } from "./derive_job.ts";
+
+const deriving = new Deriving();
+const ready = initCodec();
+// the pass derives inline until this arrives, so the worker's start costs it nothing
+ready.then(() => self.postMessage({ ready: true }));
+
+self.onmessage = async (e: MessageEvent<{ id: number; job: DeriveJob }>) => {
+  const { id, job } = e.data;
+  try {
+    await ready;
+    const r = deriving.run(job, true);
+    const buffers = new Set<ArrayBuffer>();
+    buffers.add(r.out.stream.buffer as ArrayBuffer);
+    // compressed frames are fresh buffers; the 32-byte hashes are copied, never transferred
+    for (const f of r.framed?.frames ?? []) buffers.add(f.bytes.buffer as ArrayBuffer);
+    self.postMessage({ id, derived: r }, [...buffers]);
+  } catch (err) {
+    self.postMessage({ id, error: (err as Error).message ?? String(err) });
+  }
+};

@@ -1,0 +1,109 @@
+/**
+ * Where a pass's windows are derived: inline for a small pass, or on one worker thread while
+ * the main thread writes, so parsing, indexing and compression overlap SQLite's work. The
+ * caller keeps at most DERIVE_QUEUE_BYTES of windows in flight, which bounds the memory.
+ */
+import type { Derived, DeriveJob } from "./derive_job.ts";
+import { Deriving } from "./derive_job.ts";
+import { DERIVE_QUEUE_BYTES } from "../constants.ts";
+
+/** A derived window, or why it could not be derived; never a rejected promise. */
+export type Outcome = { derived: Derived } | { error: Error };
+
+export interface Deriver {
+  derive(job: DeriveJob): Promise<Outcome>;
+  /** How many bytes of windows are worth deriving ahead of the one being written. */
+  ahead(): number;
+  close(): void;
+}
+
+/** On the calling thread; blocks are framed later, in the write's transaction. */
+export class InlineDeriver implements Deriver {
+  #deriving = new Deriving();
+  derive(job: DeriveJob): Promise<Outcome> {
+    try {
+      return Promise.resolve({ derived: this.#deriving.run(job, false) });
+    } catch (e) {
+      return Promise.resolve({ error: e as Error });
+    }
+  }
+  /** Deriving inline ahead would only hold the rows longer. */
+  ahead(): number {
+    return 0;
+  }
+  close(): void {}
+}
+
+interface Waiting {
+  resolve: (o: Outcome) => void;
+}
+
+/**
+ * On a worker thread. Should the worker itself fail (not a window: a window's error comes back
+ * as that window's error), the windows it held fail and every later one is derived inline.
+ */
+export class WorkerDeriver implements Deriver {
+  #worker: Worker | null;
+  /** The worker has loaded its modules and codec; until then windows are derived inline. */
+  #ready = false;
+  #inline = new InlineDeriver();
+  #waiting = new Map<number, Waiting>();
+  #next = 0;
+
+  constructor() {
+    const w = new Worker(new URL("./derive_worker.ts", import.meta.url).href, { type: "module" });
+    w.onmessage = (
+      e: MessageEvent<{ id: number; derived?: Derived; error?: string; ready?: boolean }>,
+    ) => {
+      if (e.data.ready) {
+        this.#ready = true;
+        return;
+      }
+      const waiting = this.#waiting.get(e.data.id);
+      if (!waiting) return;
+      this.#waiting.delete(e.data.id);
+      waiting.resolve(
+        e.data.derived ? { derived: e.data.derived } : { error: new Error(e.data.error) },
+      );
+    };
+    w.onerror = (e: ErrorEvent) => {
+      e.preventDefault();
+      this.#fallBack();
+    };
+    w.onmessageerror = () => this.#fallBack();
+    this.#worker = w;
+  }
+
+  #fallBack(): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+    // the windows it held were handed over, not copied: their files fail this pass, and the
+    // next pass archives them from their watermarks
+    for (const w of this.#waiting.values()) {
+      w.resolve({
+        error: new Error("the derive worker stopped; the next pass archives this file"),
+      });
+    }
+    this.#waiting.clear();
+  }
+
+  ahead(): number {
+    return this.#worker && this.#ready ? DERIVE_QUEUE_BYTES : 0;
+  }
+
+  derive(job: DeriveJob): Promise<Outcome> {
+    const w = this.#worker;
+    if (!w || !this.#ready) return this.#inline.derive(job);
+    const id = this.#next++;
+    return new Promise((resolve) => {
+      this.#waiting.set(id, { resolve });
+      // the window's bytes are handed over, not copied: the pass keeps only what it needs
+      w.postMessage({ id, job }, [job.input.chunk.buffer as ArrayBuffer]);
+    });
+  }
+
+  close(): void {
+    this.#worker?.terminate();
+    this.#worker = null;
+  }
+}
