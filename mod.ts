@@ -3,7 +3,6 @@
  * The only module that writes to stdout/stderr or calls Deno.exit.
  */
 import { find, usageText } from "./commands/mod.ts";
-import { parseSimple } from "./core/argv.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
@@ -111,20 +110,12 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     if (option) throw new UsageError(`hook: unknown option '${option}'`);
     return { values: {}, positionals: args, json: false, rawArgs: args };
   }
+  const { parseArgs } = await import("node:util");
   const options = { ...cmd.options };
   if (cmd.json) options.json = { type: "boolean" };
-  const joined = joinNegativeValues(args, options);
-  // node:util (about 7 ms) only for what the simple reader leaves: misuse and short options
-  const simple = parseSimple(joined, options, cmd.positionals);
-  if (simple) {
-    const json = simple.values.json === true;
-    delete simple.values.json;
-    return { values: simple.values, positionals: simple.positionals, json, rawArgs: args };
-  }
-  const { parseArgs } = await import("node:util");
   try {
     const { values, positionals } = parseArgs({
-      args: joined,
+      args: joinNegativeValues(args, options),
       options,
       strict: true,
       allowPositionals: cmd.positionals,
