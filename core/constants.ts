@@ -44,8 +44,9 @@ export const PASS_BATCH_MS = 250;
 /** A pass reads a transcript this many bytes at a time, so its memory is bounded whatever the file. */
 export const PASS_WINDOW_BYTES = 8 * 1024 * 1024;
 /**
- * A pass with at least this many bytes waiting derives on a worker thread (parse, index rows,
- * zstd and BLAKE3) while the main thread writes; a smaller one is not worth the worker's start.
+ * Once a pass has handed this many bytes of windows to derive, the rest derive on a worker
+ * thread (parse, index rows, zstd and BLAKE3) while the main thread writes; a smaller pass is
+ * not worth the worker's start.
  */
 export const DERIVE_WORKER_MIN_BYTES = 4 * 1024 * 1024;
 /**

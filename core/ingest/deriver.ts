@@ -5,7 +5,7 @@
  */
 import type { Derived, DeriveJob } from "./derive_job.ts";
 import { Deriving } from "./derive_job.ts";
-import { DERIVE_QUEUE_BYTES } from "../constants.ts";
+import { DERIVE_QUEUE_BYTES, DERIVE_WORKER_MIN_BYTES } from "../constants.ts";
 
 /** A derived window, or why it could not be derived; never a rejected promise. */
 export type Outcome = { derived: Derived } | { error: Error };
@@ -105,5 +105,30 @@ export class WorkerDeriver implements Deriver {
   close(): void {
     this.#worker?.terminate();
     this.#worker = null;
+  }
+}
+
+/**
+ * A pass's deriver: inline, until the windows handed to it reach DERIVE_WORKER_MIN_BYTES, then
+ * on a worker. A hook's small pass (or a no-op one) never starts the worker, and nothing has to
+ * be measured up front to decide.
+ */
+export class PassDeriver implements Deriver {
+  #inline = new InlineDeriver();
+  #worker: WorkerDeriver | null = null;
+  #seen = 0;
+
+  derive(job: DeriveJob): Promise<Outcome> {
+    this.#seen += job.input.end;
+    if (!this.#worker && this.#seen >= DERIVE_WORKER_MIN_BYTES) this.#worker = new WorkerDeriver();
+    return (this.#worker ?? this.#inline).derive(job);
+  }
+
+  ahead(): number {
+    return this.#worker?.ahead() ?? 0;
+  }
+
+  close(): void {
+    this.#worker?.close();
   }
 }

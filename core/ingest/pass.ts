@@ -7,7 +7,6 @@ import { basename, dirname } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
   CLOSE_AFTER_MS,
-  DERIVE_WORKER_MIN_BYTES,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
   OBSERVE_PER_PASS,
@@ -44,7 +43,7 @@ import { discover, folderExcluded, type Found } from "../transcript/discover.ts"
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import type { ChunkInput } from "./chunk.ts";
 import type { Derived, DeriveJob } from "./derive_job.ts";
-import { type Deriver, InlineDeriver, type Outcome, WorkerDeriver } from "./deriver.ts";
+import { InlineDeriver, type Outcome, PassDeriver } from "./deriver.ts";
 import type { Mechanical } from "../observe/mechanical.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
@@ -354,7 +353,6 @@ class Pass {
 
   async archiveAll(
     files: Found[],
-    waiting: number,
     done: (f: Found, r: FileOutcome | Error) => void,
   ): Promise<void> {
     // Files are committed in batches: each file's rows and watermark still go in together
@@ -368,9 +366,7 @@ class Pass {
     // for a large pass). A window is prepared only once every earlier window of its session
     // is written, so it always starts from the watermark the store holds.
     const batch = new Batch(this.db, done, this.fts);
-    const deriver: Deriver = waiting >= DERIVE_WORKER_MIN_BYTES
-      ? new WorkerDeriver()
-      : new InlineDeriver();
+    const deriver = new PassDeriver();
     const queue: Slot[] = [];
     // prepares a file's next window and hands it to the deriver, or reports why none is due
     const enqueue = (f: Found, key: KeyInfo, windows: number, upTo: number): void => {
@@ -594,9 +590,10 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
 
   run.filesSeen = files.length;
   const committedFiles = new Set<string>();
-  const waiting = pass.waiting(files);
-  const progress = input.progress ? input.progress("archiving", waiting, "bytes") : null;
-  await pass.archiveAll(files, waiting, (f, r) => {
+  const progress = input.progress
+    ? input.progress("archiving", pass.waiting(files), "bytes")
+    : null;
+  await pass.archiveAll(files, (f, r) => {
     if (!(r instanceof Error)) progress?.add(r.bytesRead);
     if (r instanceof Error) {
       run.filesFailed++;
