@@ -2,7 +2,7 @@
  * Sessions' streams: the blocks, session_meta and watermarks, written in one transaction per
  * file together with that file's derived rows. Only core/store/ speaks SQL.
  */
-import { type Db, transaction } from "./db.ts";
+import { cached, type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { concat } from "../bytes.ts";
 import { blake3, compress, decompress, type Frame, frameBlocks, sessionChecksum } from "./codec.ts";
@@ -58,7 +58,7 @@ export function allSessionStates(db: Db): Map<string, SessionState> {
 }
 
 export function sessionState(db: Db, key: string): SessionState | null {
-  const r = db.prepare(STATE_SQL + " WHERE s.session_key = ?").get(key) as
+  const r = cached(db, STATE_SQL + " WHERE s.session_key = ?").get(key) as
     | Record<string, unknown>
     | undefined;
   return r ? toState(r) : null;
@@ -103,7 +103,7 @@ export interface AppendArgs {
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
-  const r = db.prepare("SELECT bytes FROM blocks WHERE session_no = ? AND block_no = ?").get(
+  const r = cached(db, "SELECT bytes FROM blocks WHERE session_no = ? AND block_no = ?").get(
     sessionNo,
     blockNo,
   ) as { bytes: Uint8Array } | undefined;
@@ -119,10 +119,10 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
   const r = transaction(db, () => {
     let state = sessionState(db, a.sessionKey);
     if (!state) {
-      db.prepare("INSERT INTO sessions (session_key) VALUES (?)").run(a.sessionKey);
-      const sessionNo = (db.prepare("SELECT session_no AS n FROM sessions WHERE session_key = ?")
+      cached(db, "INSERT INTO sessions (session_key) VALUES (?)").run(a.sessionKey);
+      const sessionNo = (cached(db, "SELECT session_no AS n FROM sessions WHERE session_key = ?")
         .get(a.sessionKey) as { n: number }).n;
-      db.prepare("INSERT INTO session_meta (session_no, capture_mode) VALUES (?, ?)").run(
+      cached(db, "INSERT INTO session_meta (session_no, capture_mode) VALUES (?, ?)").run(
         sessionNo,
         a.meta.captureMode,
       );
@@ -139,17 +139,19 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
       let head: Uint8Array = new Uint8Array(0);
       if (len % BLOCK_BYTES !== 0) {
         head = readBlock(db, no, firstBlock) ?? new Uint8Array(0);
-        db.prepare("DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
+        cached(db, "DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
       }
       // with nothing new, the partial block goes back untouched
       frames = frameBlocks(a.stream.length > 0 ? concat([head, a.stream]) : head, firstBlock);
     }
-    const ins = db.prepare(
+    const ins = cached(
+      db,
       "INSERT INTO blocks (session_no, block_no, raw_len, hash, bytes) VALUES (?, ?, ?, ?, ?)",
     );
     for (const f of frames) ins.run(no, f.blockNo, f.rawLen, f.hash, f.bytes);
     const m = a.meta;
-    db.prepare(
+    cached(
+      db,
       `UPDATE session_meta SET
          session_id = COALESCE(session_id, :sessionId),
          transcript_path = :transcriptPath,
@@ -191,7 +193,8 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
       turnsAdded: a.derived.length,
       sessionNo: no,
     });
-    db.prepare(
+    cached(
+      db,
       `INSERT INTO watermarks (session_no, transcript_path, offset, stream_len) VALUES (?, ?, ?, ?)
        ON CONFLICT(session_no) DO UPDATE SET transcript_path = excluded.transcript_path,
          offset = excluded.offset, stream_len = excluded.stream_len`,
@@ -213,7 +216,8 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
  * multi-GB session's pass grow by hundreds of MiB of garbage.
  */
 function checksumOf(db: Db, sessionNo: number): Uint8Array {
-  const r = db.prepare(
+  const r = cached(
+    db,
     "SELECT CAST(group_concat(hash, x'' ORDER BY block_no) AS BLOB) AS hashes FROM blocks WHERE session_no = ?",
   ).get(sessionNo) as { hashes: Uint8Array | null };
   return blake3(r.hashes ?? new Uint8Array(0));

@@ -1,5 +1,5 @@
 /** The derived rows of turns (turns, search index, entities, paths, quotes, compactions). */
-import type { Db } from "./db.ts";
+import { cached, type Db } from "./db.ts";
 import { turnId } from "./ids.ts";
 
 export { turnId };
@@ -52,16 +52,18 @@ export function writeDerived(
 ): void {
   if (rows.length === 0) return;
   // positional parameters: binding an object by name cost twice as much per row
-  const insTurn = db.prepare(
+  const insTurn = cached(
+    db,
     `INSERT INTO turns (id, session_no, turn_seq, uuid, parent_uuid, record_type, tool_name, ts,
        stream_offset, byte_len, is_typed, is_sidechain, is_tool_result)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insFts = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
-  const insEnt = db.prepare("INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
-  const insPath = db.prepare("INSERT INTO paths (turn_id, path) VALUES (?, ?)");
-  const insText = db.prepare("INSERT INTO turn_text (turn_id, text, is_reply) VALUES (?, ?, ?)");
-  const insCb = db.prepare(
+  const insFts = cached(db, "INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
+  const insEnt = cached(db, "INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
+  const insPath = cached(db, "INSERT INTO paths (turn_id, path) VALUES (?, ?)");
+  const insText = cached(db, "INSERT INTO turn_text (turn_id, text, is_reply) VALUES (?, ?, ?)");
+  const insCb = cached(
+    db,
     "INSERT INTO compaction_boundaries (turn_id, session_no, preserved) VALUES (?, ?, ?)",
   );
   for (const d of rows) {
@@ -94,7 +96,7 @@ export function writeDerived(
 }
 
 export function insertFts(db: Db, rows: FtsRow[]): void {
-  const ins = db.prepare("INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
+  const ins = cached(db, "INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
   for (const [id, body] of rows) ins.run(id, body);
 }
 

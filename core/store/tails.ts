@@ -4,7 +4,7 @@
  * same-length rewrite, a truncation) is found by comparing that hash with the file, and only
  * when the size or mtime moved, so a pass over unchanged files reads nothing more.
  */
-import type { Db } from "./db.ts";
+import { cached, type Db } from "./db.ts";
 
 export interface Tail {
   sessionNo: number;
@@ -37,7 +37,8 @@ export function allTails(db: Db): Map<number, Tail> {
 }
 
 export function putTail(db: Db, t: Tail): void {
-  db.prepare(
+  cached(
+    db,
     `INSERT OR REPLACE INTO file_tails (session_no, offset, len, hash, size, mtime_ms)
      VALUES (?, ?, ?, ?, ?, ?)`,
   ).run(t.sessionNo, t.offset, t.len, t.hash, t.size, t.mtimeMs);
