@@ -184,15 +184,18 @@ export async function moveData(
     }
 
     let copied: number;
+    const shown = ctx.progress?.("copying", dirSize(real), "bytes");
     try {
-      copied = copyStaged(real, target, `${target}/${MOVE_STAGING}`);
+      copied = copyStaged(real, target, `${target}/${MOVE_STAGING}`, shown);
     } catch (e) {
+      shown?.finish();
       const undo = undoCopy(target, created);
       return refuse(
         `the copy to ${target} failed: ${(e as Error).message}. ${source} is untouched ` +
           `and still the data directory` + (undo ? `; ${undo}` : ""),
       );
     }
+    shown?.finish();
 
     let file: string;
     try {

@@ -78,7 +78,7 @@ Deno.test("progress line: done of total, rate and ETA; redrawn at most 10 times 
   assert.equal(drawn[2], null);
 });
 
-Deno.test("ingest, reindex, observations regenerate and export show progress on a terminal, and nothing on a pipe or under --json", async () => {
+Deno.test("ingest, reindex, observations regenerate, export and data move show progress on a terminal, and nothing on a pipe or under --json", async () => {
   await using sb = await sandbox();
   await tree(sb);
   const ingest = await onTerminal(sb, ["ingest"]);
@@ -107,4 +107,17 @@ Deno.test("ingest, reindex, observations regenerate and export show progress on 
     assert.doesNotMatch(r.err + r.out, /MB\/s|sessions {2}/, args.join(" "));
     assert.ok(!(r.err + r.out).includes(ERASE), args.join(" "));
   }
+
+  // data move copies the whole data directory: last, since the data is elsewhere after it
+  const moved = await onTerminal(sb, ["data", "move", `${sb.dir}/moved`, "--yes"]);
+  assert.equal(moved.code, 0, moved.screen);
+  assert.match(moved.screen, /\rcopying {2}[\d.]+ of [\d.]+ MB {2}[\d.]+ MB\/s/);
+  assert.ok(moved.screen.includes(ERASE), "the copy's line is taken away");
+  // and on a pipe, in a second sandbox, nothing is drawn
+  await using other = await sandbox();
+  await tree(other);
+  await cliOk(other, ["ingest"]);
+  const piped = await cliOk(other, ["data", "move", `${other.dir}/moved`, "--yes"]);
+  assert.doesNotMatch(piped.err + piped.out, /copying|MB\/s/);
+  assert.ok(!(piped.err + piped.out).includes(ERASE));
 });

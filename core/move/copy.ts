@@ -7,6 +7,7 @@ import { syncDir } from "../fs.ts";
 import { MOVE_STAGING } from "./target.ts";
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
+import type { Progress } from "../progress.ts";
 
 const CHUNK = 1024 * 1024;
 
@@ -22,7 +23,7 @@ export function dirSize(dir: string): number {
   return total;
 }
 
-function copyFile(from: string, to: string): number {
+function copyFile(from: string, to: string, progress?: Progress): number {
   const src = Deno.openSync(from, { read: true });
   try {
     const dst = Deno.openSync(to, { write: true, createNew: true, mode: FILE_MODE });
@@ -35,6 +36,7 @@ function copyFile(from: string, to: string): number {
         let off = 0;
         while (off < n) off += dst.writeSync(buf.subarray(off, n));
         total += n;
+        progress?.add(n);
       }
       dst.syncSync();
       return total;
@@ -47,7 +49,7 @@ function copyFile(from: string, to: string): number {
 }
 
 /** Copies the contents of `from` into the existing, empty folder `to`. Returns bytes copied. */
-export function copyTree(from: string, to: string): number {
+export function copyTree(from: string, to: string, progress?: Progress): number {
   let total = 0;
   const entries = [...Deno.readDirSync(from)].sort((a, b) => (a.name < b.name ? -1 : 1));
   for (const ent of entries) {
@@ -57,9 +59,9 @@ export function copyTree(from: string, to: string): number {
     const info = Deno.lstatSync(src);
     if (info.isDirectory) {
       Deno.mkdirSync(dst, { mode: DIR_MODE });
-      total += copyTree(src, dst);
+      total += copyTree(src, dst, progress);
     } else if (info.isFile) {
-      total += copyFile(src, dst);
+      total += copyFile(src, dst, progress);
     } else {
       throw new Error(`${src} is neither a file nor a folder, so it cannot be copied`);
     }
@@ -74,9 +76,14 @@ export function copyTree(from: string, to: string): number {
  * stopped part way leaves only `staging` and entries already complete, never a half-written
  * file under a real name.
  */
-export function copyStaged(from: string, target: string, staging: string): number {
+export function copyStaged(
+  from: string,
+  target: string,
+  staging: string,
+  progress?: Progress,
+): number {
   Deno.mkdirSync(staging, { mode: DIR_MODE });
-  const total = copyTree(from, staging);
+  const total = copyTree(from, staging, progress);
   for (const ent of [...Deno.readDirSync(staging)]) {
     Deno.renameSync(join(staging, ent.name), join(target, ent.name));
   }

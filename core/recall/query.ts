@@ -9,7 +9,7 @@ const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
 const SEARCHABLE = /[\p{L}\p{N}]/u;
 
 /** ASCII text: its only letters and digits are these, so the Unicode classes are not needed. */
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^\p{ASCII}*$/u;
 const ASCII_TOKEN = /[A-Za-z0-9]+/g;
 
 export function tokens(text: string): string[] {
