@@ -99,7 +99,38 @@ Deno.test("a pass big enough for the derive worker stores exactly what windows d
       rand,
     }),
   );
-  const files = [...tree.files, long];
+  // and one whose middle record is a line longer than a window, an error the observation
+  // names: that window is derived apart from the worker, which must not carry on observing
+  const hid = uuidFrom(rand);
+  const hcwd = "/nonexistent/terminus-big/huge";
+  const head = syntheticSession({ sessionId: hid, cwd: hcwd, bytes: 2 * 1024 * 1024, rand });
+  const hugeLine = JSON.stringify({
+    type: "user",
+    uuid: uuidFrom(rand),
+    parentUuid: null,
+    timestamp: "2026-08-12T23:59:00.000Z",
+    cwd: hcwd,
+    sessionId: hid,
+    message: {
+      role: "user",
+      content: [{
+        type: "tool_result",
+        tool_use_id: "toolu_huge",
+        is_error: true,
+        content: "quokka-overflow: the ledger would not balance\n" +
+          "x".repeat(PASS_WINDOW_BYTES + 1024 * 1024),
+      }],
+    },
+  }) + "\n";
+  const tail = syntheticSession({
+    sessionId: hid,
+    cwd: hcwd,
+    bytes: 2 * 1024 * 1024,
+    rand,
+    start: new Date("2026-08-13T01:00:00.000Z"),
+  });
+  const huge = await writeTranscript(root, hcwd, `${hid}.jsonl`, head + hugeLine + tail);
+  const files = [...tree.files, long, huge];
   if (CORPUS) {
     // genuine records: files read and modified, errors and commits for the observations
     for (const r of corpusRoots(CORPUS)) {
@@ -127,5 +158,8 @@ Deno.test("a pass big enough for the derive worker stores exactly what windows d
   const db = dump(b.store);
   assert.ok((da.turns as unknown[]).length > 1000, "turns were derived");
   assert.ok((da.observations as unknown[]).length > 10, "closed sessions were observed");
+  const hugeObs = (da.observations as { k: string; mechanical: string }[])
+    .find((o) => o.k === `${hid}.jsonl`);
+  assert.ok(hugeObs?.mechanical.includes("quokka-overflow"), "the long line's error is observed");
   for (const k of Object.keys(da)) assert.deepEqual(da[k], db[k], `${k} differ`);
 });

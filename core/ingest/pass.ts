@@ -248,7 +248,7 @@ class Pass {
   }
 
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
-  async finish(p: Prepared, derived: Derived, last: boolean): Promise<FileOutcome> {
+  async finish(p: Prepared, derived: Derived): Promise<FileOutcome> {
     const d = derived.out;
     const { cfg } = this.input;
     const { found, key, state, offset } = p;
@@ -301,8 +301,7 @@ class Pass {
     if (derived.mechanical && this.observed.size < OBSERVE_PER_PASS) {
       this.observed.set(r.sessionNo, { streamLen: d.streamOffset, mechanical: derived.mechanical });
     }
-    if (last) this.observing.delete(key.sessionKey);
-    else this.observing.add(key.sessionKey);
+
     // keep the in-memory view current for files that share a key later in this pass
     this.states.set(key.sessionKey, {
       sessionNo: r.sessionNo,
@@ -385,11 +384,22 @@ class Pass {
       }
       const until = Math.min(upTo, p.size);
       const last = p.offset + p.input.end >= until;
-      // an oversized line's long window is derived here, so the queue never holds one
-      const d = p.input.chunk.length > PASS_WINDOW_BYTES
-        ? new InlineDeriver().derive(this.job(p, last))
-        : deriver.derive(this.job(p, last));
-      queue.push({ f, key, windows, upTo: until, last, p, derived: d });
+      const job = this.job(p, last);
+      // a long line's window is derived here, so the queue never holds one; the deriver's
+      // observer of this session does not see its record, so the session is read back instead
+      const long = p.input.chunk.length > PASS_WINDOW_BYTES;
+      if (long) job.observe = "none";
+      const d = long ? new InlineDeriver().derive(job) : deriver.derive(job);
+      queue.push({
+        f,
+        key,
+        windows,
+        upTo: until,
+        last,
+        observed: job.observe !== "none",
+        p,
+        derived: d,
+      });
     };
     try {
       let next = 0;
@@ -416,13 +426,17 @@ class Pass {
         try {
           if ("error" in o) throw o.error;
           batch.open();
-          r = await this.finish(s.p, o.derived, s.last);
+          r = await this.finish(s.p, o.derived);
         } catch (e) {
           this.observing.delete(s.p.key.sessionKey);
           done(s.f, e as Error);
           continue;
         }
         batch.add(s.f, r);
+        // the deriver's observer has seen every record of the session so far: the next window
+        // may carry it on
+        if (r.committed && !s.last && s.observed) this.observing.add(s.p.key.sessionKey);
+        else this.observing.delete(s.p.key.sessionKey);
         if (r.committed && !s.last) enqueue(s.f, s.key, s.windows + 1, s.upTo);
       }
     } finally {
@@ -440,6 +454,8 @@ interface Slot {
   /** The file's size when first seen: the pass does not chase a file still growing. */
   upTo: number;
   last: boolean;
+  /** The window went to the deriver's observer of its session (see `DeriveJob.observe`). */
+  observed: boolean;
   p: Prepared;
   derived: Promise<Outcome>;
 }
