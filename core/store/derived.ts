@@ -58,7 +58,6 @@ export function writeDerived(
        stream_offset, byte_len, is_typed, is_sidechain, is_tool_result)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insFts = cached(db, "INSERT INTO turns_fts (rowid, body) VALUES (?, ?)");
   const insEnt = cached(db, "INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
   const insPath = cached(db, "INSERT INTO paths (turn_id, path) VALUES (?, ?)");
   const insText = cached(db, "INSERT INTO turn_text (turn_id, text, is_reply) VALUES (?, ?, ?)");
@@ -66,6 +65,7 @@ export function writeDerived(
     db,
     "INSERT INTO compaction_boundaries (turn_id, session_no, preserved) VALUES (?, ?, ?)",
   );
+  const search = fts ?? [];
   for (const d of rows) {
     const t = d.turn;
     const id = turnId(sessionNo, t.turnSeq);
@@ -84,15 +84,13 @@ export function writeDerived(
       t.isSidechain ? 1 : 0,
       t.isToolResult ? 1 : 0,
     );
-    if (d.body !== undefined && d.body !== "") {
-      if (fts) fts.push([id, d.body]);
-      else insFts.run(id, d.body);
-    }
+    if (d.body !== undefined && d.body !== "") search.push([id, d.body]);
     for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value);
     for (const p of d.paths ?? []) insPath.run(id, p);
     if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
     if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
   }
+  if (!fts) insertFts(db, search);
 }
 
 export function insertFts(db: Db, rows: FtsRow[]): void {
