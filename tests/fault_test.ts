@@ -204,9 +204,10 @@ Deno.test("a closed session resumed into the same file reopens, closes again, an
 Deno.test("a pass killed midway is reported, never passed off as a healthy empty pass", async () => {
   await using sb = await sandbox();
   await bigTree(sb.claude, { files: 30, totalBytes: 12_000_000, seed: 101 });
-  // kill a pass once its run row exists; later and later until one is caught in flight
+  // kill a pass once its run row exists and before it is completed; later and later until one
+  // is caught in flight (a kill after the row is completed, as the process exits, is no catch)
   let caught = false;
-  for (const delay of [400, 700, 1000, 1500, 2200, 3000]) {
+  for (const delay of [150, 250, 400, 700, 1000, 1500, 2200, 3000]) {
     await Deno.remove(sb.data, { recursive: true }).catch(() => {});
     const child = cliCommand(sb, ["ingest"], { stdout: "null", stderr: "null" }).spawn();
     const timer = setTimeout(() => {
@@ -221,7 +222,8 @@ Deno.test("a pass killed midway is reported, never passed off as a healthy empty
     try {
       runs = query(sb.store, "SELECT duration_ms FROM runs");
     } catch { /* no store yet */ }
-    if (runs.length === 1) {
+    // the store's mark for a run row begun and not completed is a negative duration
+    if (runs.length === 1 && runs[0].duration_ms < 0) {
       caught = true;
       break;
     }

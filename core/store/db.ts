@@ -281,14 +281,19 @@ export function openRead(path: string): OpenRead | null {
     let tables = 1;
     try {
       tables = (db.prepare("SELECT count(*) AS n FROM sqlite_master").get() as { n: number }).n;
+      // the two reads are two snapshots: tables now, where the format read found none, may be
+      // a first pass's creating commit landing in between (its schema and format commit together)
+      if (tables > 0) format = readFormatPatiently(db);
     } catch (e) {
       detail = `cannot be opened: ${(e as Error).message}`;
     }
-    db.close();
-    // an empty file, as a first pass killed before its first commit leaves, is no store yet:
-    // the next pass adopts it the same way
-    if (tables === 0) return null;
-    throw new StoreError(`${path} ${detail}`);
+    if (!format) {
+      db.close();
+      // an empty file, as a first pass killed before its first commit leaves, is no store yet:
+      // the next pass adopts it the same way
+      if (tables === 0) return null;
+      throw new StoreError(`${path} ${detail}`);
+    }
   }
   if (format.archiveFormat < ARCHIVE_FORMAT) {
     db.close();
