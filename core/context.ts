@@ -23,7 +23,16 @@ export function processContext(): Context {
   } catch {
     cwd = processEnv("PWD") ?? "/";
   }
-  return { env: processEnv, cwd, self: selfCommand() };
+  let self: string[] | undefined;
+  return {
+    env: processEnv,
+    cwd,
+    // worked out only by the commands that start the program again (about 0.7 ms of
+    // permission queries and path lookups, which a search or a hook would pay for nothing)
+    get self() {
+      return self ??= selfCommand();
+    },
+  };
 }
 
 /**
@@ -74,14 +83,23 @@ export function runtimePath(): string {
 }
 
 /**
+ * `deno run` otherwise walks every command module the registry can import (the MCP SDK's
+ * graph among them) before the first line runs: about 5 ms on every start, a hook's included.
+ * With it, a command's modules are resolved when it is chosen. Run only: a compiled binary
+ * carries its whole graph, and `deno compile` must still see every import.
+ */
+export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
+
+/**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), and the runtime itself (for the
- * detached archive pass a hook starts). The heap sizing rides along, so every start of the
- * program gets it.
+ * detached archive pass a hook starts). The heap sizing and lazy command loading ride along,
+ * so every start of the program gets them.
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [
     `--v8-flags=--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
+    LAZY_IMPORTS_FLAG,
     "--quiet",
     "--no-prompt",
     "--allow-read",
@@ -99,6 +117,5 @@ export const PERMISSION_FLAGS = permissionFlags();
  * — so it may run programs without a list. Everything else is as above: still no network,
  * no FFI, never every permission.
  */
-export const COMPILED_PERMISSION_FLAGS = PERMISSION_FLAGS.map((f) =>
-  f.startsWith("--allow-run=") ? "--allow-run" : f
-);
+export const COMPILED_PERMISSION_FLAGS = PERMISSION_FLAGS.filter((f) => f !== LAZY_IMPORTS_FLAG)
+  .map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);
