@@ -5,7 +5,7 @@
  *
  * - In process: this module re-run as a child (`search.ts --inproc <store> <queries.json>`)
  *   imports the graph `mod.ts search` loads, opens the store read-only with openRead, awaits
- *   initCodec and calls search() from core/recall/search.ts for every query: one cold round
+ *   initReader (the zstd decoder) and calls search() from core/recall/search.ts for every query: one cold round
  *   (each query's first call in a fresh process), then warm rounds. Three such children: the
  *   warm samples are pooled for the p50 and p95, the cold ones are per-query medians. Then where the time goes: the FTS candidates alone (searchCandidates),
  *   ranking alone (rank: candidates + entity bonus), the rest being excerpts. Like hooks.ts's
@@ -191,7 +191,7 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
   const { parseQuery } = await import("../../core/recall/query.ts");
   const { searchCandidates, visibleWhere } = await import("../../core/store/query.ts");
   const { openRead } = await import("../../core/store/db.ts");
-  const { initCodec } = await import("../../core/store/codec.ts");
+  const { initReader } = await import("../../core/store/codec.ts");
   const { egress } = await import("../../core/egress.ts");
   const { loadConfig } = await import("../../core/config.ts");
   const { processEnv } = await import("../../core/paths.ts");
@@ -213,7 +213,7 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
   if (!opened) throw new Error(`no store at ${store}`);
   const db = opened.db;
   const openMs = lap();
-  await initCodec();
+  await initReader();
   const codecMs = lap();
 
   const args = (r: Resolved) => ({
@@ -635,7 +635,7 @@ export const section: Section = {
           r1(floor.summary.median)
         } ms); in the child: import ${r1(res.importMs)}, config ${r1(res.configMs)}, open ${
           r1(res.openMs)
-        }, initCodec ${r1(res.codecMs)}, first resolveScope ${r1(qr[0].scope)} ms`,
+        }, initReader (zstd decoder) ${r1(res.codecMs)}, first resolveScope ${r1(qr[0].scope)} ms`,
       ),
       metric(
         "search_grep_ratio",
@@ -730,7 +730,7 @@ export const section: Section = {
       } scoped to their project in copy i mod ${ctx.corpus.copies} (warm ${spread(scoped)}), ${
         perQuery.filter((r) => r.project === null).length
       } over every project (warm ${spread(global)}).`,
-      `In process: ${CHILDREN} children each import mod.ts, commands/search.ts and node:util, load the config, openRead the store, await initCodec, then call search() (limit 10, the CLI's default; the config's redaction filter) on each query once (cold: the per-query median over the children), then ${WARM_ROUNDS} more rounds (warm: p50 and p95 over the pooled samples). Phases are medians of ${PHASE_REPEATS} calls each of searchCandidates, rank and search; start-up figures (import, config, open, initCodec) medians over the children.`,
+      `In process: ${CHILDREN} children each import mod.ts, commands/search.ts and node:util, load the config, openRead the store, await initReader (the zstd decoder a search loads), then call search() (limit 10, the CLI's default; the config's redaction filter) on each query once (cold: the per-query median over the children), then ${WARM_ROUNDS} more rounds (warm: p50 and p95 over the pooled samples). Phases are medians of ${PHASE_REPEATS} calls each of searchCandidates, rank and search; start-up figures (import, config, open, initReader) medians over the children.`,
       `\`terminus search <query> --project <project or *>\` as \`deno run <PERMISSION_FLAGS> mod.ts\`, ${CLI_ROUNDS} per query, each right after an empty-module run (the floor) with the same flags.`,
       `Against grep: \`terminus search <q> --project '*'\` and \`grep -rlF -e <q> -- <transcript folders>\` (the issue's \`grep -rl\`, the query taken as a fixed string) one after the other, after a floor run, ${GREP_ROUNDS} rounds over the same page cache; the ratio is grep's median over search's.`,
       "Every copy holds the same text, so FTS doclists are 28 copies long: a word's matches over the whole store are 28x what one copy holds, scoped or not (the scope is a join after the MATCH).",

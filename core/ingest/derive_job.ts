@@ -35,7 +35,7 @@ export interface Derived {
 export class Deriving {
   #observers = new Map<string, Observer>();
 
-  /** `frame` needs the codec loaded (`initCodec`). */
+  /** `frame` needs the encoder loaded (`initFramer`, or `initCodec`). */
   run(job: DeriveJob, frame: boolean): Derived {
     let obs: Observer | undefined;
     if (job.observe === "start") obs = new Observer();

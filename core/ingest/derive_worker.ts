@@ -4,11 +4,11 @@
  * The derive worker's entry: windows in, derived rows and framed blocks out, in order. The
  * buffers it made are transferred back, not copied.
  */
-import { initCodec } from "../store/codec.ts";
+import { initFramer } from "../store/codec.ts";
 import { type DeriveJob, Deriving } from "./derive_job.ts";
 
 const deriving = new Deriving();
-const ready = initCodec();
+const ready = initFramer();
 // the pass derives inline until this arrives, so the worker's start costs it nothing
 ready.then(() => self.postMessage({ ready: true }));
 

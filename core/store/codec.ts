@@ -1,35 +1,48 @@
 /**
  * Block framing: each block is one independent zstd frame (level 3, no dictionary) and a
- * BLAKE3 hash of its uncompressed bytes. zstd is the runtime's native binding (node:zlib);
- * BLAKE3 is hash-wasm. Both are loaded on first use (`initCodec`), because their start-up
- * (~15-20 ms each) would otherwise land on every run, a no-op pass included.
+ * BLAKE3 hash of its uncompressed bytes. Frames are written by the runtime's native zstd
+ * (node:zlib, about 1 GB/s) and read by zstd's own decoder compiled to WebAssembly
+ * (zstandard-wasm): a process that only reads, `terminus search` above all, is spared
+ * node:zlib's start-up (about 9 ms beyond what parseArgs already loads), and the decoder is
+ * ready in about 2.5. BLAKE3 is hash-wasm. Each is loaded on first use, so a no-op pass or a
+ * search with no hit to excerpt pays for none of them.
  */
 import { BLOCK_BYTES, ZSTD_LEVEL } from "../constants.ts";
 
 type Zlib = typeof import("node:zlib");
 type Hasher = Awaited<ReturnType<typeof import("hash-wasm").createBLAKE3>>;
+type Decoder = typeof import("zstandard-wasm").default;
 
 let zlib: Zlib | undefined;
+let decoder: Decoder | undefined;
 let hasher: Hasher | undefined;
 let compressOptions: { params: Record<number, number> } | undefined;
 
-/** For writing and checking blocks: zstd and BLAKE3. Awaited once before either is used. */
+/** For writing and checking blocks: both directions of zstd, and BLAKE3. */
 export async function initCodec(): Promise<void> {
   await initReader();
-  if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
+  await initFramer();
 }
 
-/** For reading blocks only: zstd without BLAKE3, whose WASM start-up a read never needs. */
-export async function initReader(): Promise<void> {
+/**
+ * For framing blocks only (`frameBlocks`): the encoder and BLAKE3. The derive worker frames
+ * and never reads a block back, so it does not hold a decoder too.
+ */
+export async function initFramer(): Promise<void> {
   if (!zlib) {
     zlib = await import("node:zlib");
     compressOptions = { params: { [zlib.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } };
   }
+  if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
 }
 
-function z(): Zlib {
-  if (!zlib) throw new Error("initReader() or initCodec() was not awaited");
-  return zlib;
+/** For reading blocks only: the decoder, without the encoder or BLAKE3. */
+export async function initReader(): Promise<void> {
+  if (!decoder) {
+    const d = (await import("zstandard-wasm")).default;
+    await d.loadWASM();
+    decoder = d;
+  }
 }
 
 export function blake3(data: Uint8Array): Uint8Array {
@@ -41,23 +54,24 @@ export function blake3(data: Uint8Array): Uint8Array {
 }
 
 export function compress(raw: Uint8Array): Uint8Array {
-  return new Uint8Array(z().zstdCompressSync(raw, compressOptions));
+  if (!zlib) throw new Error("initCodec() was not awaited");
+  return new Uint8Array(zlib.zstdCompressSync(raw, compressOptions));
 }
 
 /**
- * One block's bytes. Given the block's raw length (the read path), the output buffer is sized
- * to hold it in one piece (the default 16 KiB chunks are joined with a copy) and the result is
- * a view of the runtime's buffer rather than another copy: a search cuts excerpts from tens of
- * blocks.
+ * One frame's bytes, which may not be more than `capacity` (a block's raw length where the
+ * caller knows it, else a whole block). Throws when the frame is damaged, is not zstd, or
+ * holds more than that: the decoder reports each of these by handing back nothing, and no
+ * block is empty (nor is any frame of ours).
  */
-export function decompress(frame: Uint8Array, rawLen?: number): Uint8Array {
-  if (rawLen === undefined) return new Uint8Array(z().zstdDecompressSync(frame));
-  const out = z().zstdDecompressSync(frame, { chunkSize: rawLen + CHUNK_SLACK });
-  return new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+export function decompress(frame: Uint8Array, capacity = BLOCK_BYTES): Uint8Array {
+  if (!decoder) throw new Error("initReader() or initCodec() was not awaited");
+  const out = decoder.decompress(frame, Math.max(capacity, 1));
+  if (out.length === 0) {
+    throw new Error(`not a whole zstd frame of at most ${capacity} byte(s)`);
+  }
+  return out;
 }
-
-/** Room past the raw length, so the frame's end is read without a second output chunk. */
-const CHUNK_SLACK = 64;
 
 /** One block as the blocks table holds it. */
 export interface Frame {
