@@ -27,6 +27,7 @@ import {
   allSessionStates,
   appendSession,
   markDiverged,
+  readsTrailingBlock,
   type SessionState,
 } from "../store/blocks.ts";
 import { beginRun, finishRun, type RunRow } from "../store/runs.ts";
@@ -38,7 +39,7 @@ import {
 } from "../store/lineage.ts";
 import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";
-import { initCodec } from "../store/codec.ts";
+import { initCodec, initFramer, initReader } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import type { ChunkInput } from "./chunk.ts";
@@ -270,7 +271,10 @@ class Pass {
       parentKey = `${d.recordSessionId}.jsonl`;
     }
 
-    await initCodec(); // loaded only once a file has bytes to write: a no-op pass never pays for it
+    // loaded only once a file has bytes to write: a no-op pass never pays for them, and a
+    // backfill of new sessions never loads the decoder
+    await initFramer();
+    if (readsTrailingBlock(this.db, key.sessionKey)) await initReader();
     const r = appendSession(this.db, {
       sessionKey: key.sessionKey,
       stream: d.stream,

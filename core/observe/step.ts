@@ -10,8 +10,16 @@ import {
 import { listObservations, type Visibility } from "../store/query.ts";
 import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
-import { initCodec } from "../store/codec.ts";
+import { initReader } from "../store/codec.ts";
 import type { ReadyObservation } from "../ingest/pass.ts";
+
+/** A session this pass archived whole was observed as it was read: no blocks read back. */
+function isReady(
+  t: { evicted: boolean; streamLen: number },
+  r: ReadyObservation | undefined,
+): boolean {
+  return r !== undefined && !t.evicted && r.streamLen === t.streamLen;
+}
 
 /**
  * Observes up to 100 closed sessions; returns notes for the run row. Each observation commits
@@ -26,18 +34,19 @@ export async function observeClosed(
   const targets = unobservedClosed(db);
   const notes: string[] = [];
   if (targets.length === 0) return notes;
-  await initCodec();
+  const batch = targets.slice(0, OBSERVE_PER_PASS);
+  // the decoder only for a session whose stream must be read back
+  if (batch.some((t) => !isReady(t, ready.get(t.sessionNo)))) await initReader();
   let done = 0;
-  for (const t of targets.slice(0, OBSERVE_PER_PASS)) {
+  for (const t of batch) {
     // one transaction each; a write that fails stops the step (the pass records it), and the
     // observations before it are kept
     const observed = transaction(db, () => {
       let m: string;
       try {
-        // a session this pass archived whole was observed as it was read: no blocks read back
         const r = ready.get(t.sessionNo);
-        if (r && !t.evicted && r.streamLen === t.streamLen) {
-          m = JSON.stringify({ ...r.mechanical, branch: t.branch });
+        if (isReady(t, r)) {
+          m = JSON.stringify({ ...r!.mechanical, branch: t.branch });
         } else {
           const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
           m = JSON.stringify(observe(lines, t.branch));

@@ -64,6 +64,12 @@ export function sessionState(db: Db, key: string): SessionState | null {
   return r ? toState(r) : null;
 }
 
+/** Whether an append to this session first reads back its trailing partial block. */
+export function readsTrailingBlock(db: Db, key: string): boolean {
+  const s = sessionState(db, key);
+  return s !== null && s.uncompressedLen % BLOCK_BYTES !== 0;
+}
+
 export interface MetaUpdate {
   sessionId: string | null;
   transcriptPath: string;
