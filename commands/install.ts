@@ -50,6 +50,13 @@ function receipt(r: InstallReport, history: string | null): string[] {
       r.version.wrote ? "stored" : "already current"
     })`,
   );
+  if (r.version.unbundled) {
+    out.push(
+      `${
+        pad("")
+      }it runs its modules one by one, not as a bundle (${r.version.unbundled}): each start takes a few ms longer`,
+    );
+  }
   let settingsLine: string;
   if (r.settings.added.length === 0) settingsLine = "the four hook entries are already current";
   else if (r.settings.added.length === SETUP_HOOK_EVENTS.length) {

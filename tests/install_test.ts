@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { exists, query, REPO_DIR, runCli, writeTranscript } from "./helpers.ts";
+import { bigTree, exists, query, REPO_DIR, runCli, writeTranscript } from "./helpers.ts";
 import {
   CLAUDE,
   claude,
@@ -647,4 +647,72 @@ Deno.test("the receipt prints the shell line that puts the link's folder on PATH
   assert.equal(again.code, 0, again.out + again.err);
   assert.doesNotMatch(again.out, /not on PATH/);
   await settle(sb);
+});
+
+/* ---------- the installed copy runs as a bundle ---------- */
+
+Deno.test({
+  name: "an installed copy runs from its bundle: a pass on its derive worker, search, show, verify",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox("none");
+    // the bundler in the module cache, as `deno task install` leaves it (Terminus never fetches)
+    const scratch = join(sb.dir, "warm.ts");
+    await Deno.writeTextFile(scratch, "export const warm = 1;\n");
+    const warm = await new Deno.Command(Deno.execPath(), {
+      args: ["bundle", "--quiet", "--platform", "deno", "--outdir", join(sb.dir, "warm"), scratch],
+      env: { DENO_DIR: sb.env.DENO_DIR! },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(warm.success, new TextDecoder().decode(warm.stderr));
+    const r = await install(sb);
+    assert.doesNotMatch(r.out, /not as a bundle/, r.out);
+    const launcher = await Deno.readTextFile(await Deno.realPath(sb.versionFile));
+    const main = /(\S+\/source-[0-9a-f]+\/mod\.js)'? "\$@"/.exec(launcher)?.[1];
+    assert.ok(main, `the launcher runs the bundle's entry:\n${launcher}`);
+    const copy = main.slice(0, -"/mod.js".length).replace(/^'/, "");
+    assert.ok(await exists(join(copy, "core", "ingest", "derive_worker.js")));
+
+    // enough transcript bytes that the pass starts its derive worker and hands it windows
+    await bigTree(sb.claude, { files: 6, totalBytes: 12 << 20, seed: 7 });
+    const dec = new TextDecoder();
+    const runLink = async (args: string[]) => {
+      const o = await new Deno.Command(sb.link, {
+        args,
+        cwd: sb.dir,
+        env: sb.env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      return { code: o.code, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
+    };
+    const notes = async () =>
+      (JSON.parse((await runLink(["status", "--json"])).out).data.last_run.notes ?? []).join("\n");
+    const ingest = await runLink(["ingest"]);
+    assert.equal(ingest.code, 0, ingest.err);
+    assert.match(ingest.err, /6 file\(s\) walked, 6 committed, 0 failed/);
+    assert.doesNotMatch(await notes(), /derive worker stopped/);
+
+    const search = await runLink(["search", "manager", "--project", "*", "--json"]);
+    assert.equal(search.code, 0, search.err);
+    const hits = JSON.parse(search.out).data.hits as { turn_id: number; excerpt: string }[];
+    assert.ok(hits.length > 0 && hits.every((h) => /manager/i.test(h.excerpt)), search.out);
+    const show = await runLink(["show", String(hits[0].turn_id), "--project", "*"]);
+    assert.equal(show.code, 0, show.err);
+    assert.ok(show.out.length > 0);
+    const verify = await runLink(["verify", "--json"]);
+    assert.equal(verify.code, 0, verify.out + verify.err);
+
+    // the check above can fail: with the worker's entry gone, the pass says it derived inline
+    await Deno.remove(join(copy, "core", "ingest", "derive_worker.js"));
+    await bigTree(sb.claude, { files: 2, totalBytes: 4 << 20, seed: 8 });
+    const again = await runLink(["ingest"]);
+    assert.equal(again.code, 0, again.err);
+    assert.match(await notes(), /derive worker stopped/);
+  },
 });

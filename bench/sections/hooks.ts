@@ -11,6 +11,7 @@
  * TERMINUS_DATA_DIR in `ps e`); the burst figure skips that wait to show the contention.
  */
 import { join } from "node:path";
+import { installed } from "../lib/installed.ts";
 import { DatabaseSync } from "node:sqlite";
 import { type BenchContext, metric, type Section } from "../lib/context.ts";
 import { round } from "../lib/stats.ts";
@@ -135,9 +136,10 @@ async function timedSpawn(
   stdin: string,
   cwd: string,
   env: Record<string, string>,
+  cmd = Deno.execPath(),
 ): Promise<Spawn> {
   const t0 = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = new Deno.Command(cmd, {
     args,
     cwd,
     env,
@@ -470,6 +472,33 @@ export const section: Section = {
     const deadlineDecisions = countDeadlineDecisions(scn.dataDir, scn.store, decisionsBefore);
     const logged = decisionCount(scn.store) + queuedCount(scn.dataDir);
 
+    // the same events through the launcher `terminus install` placed, as Claude Code runs them
+    const inst = await installed(ctx);
+    const instWall: Record<string, number[]> = { floor: [] };
+    for (const e of EVENTS) instWall[e] = [];
+    for (const e of EVENTS) {
+      await timedSpawn(["hook", e], payloadFor(e, 20_000, w), ctx.repo, env, inst.launcher);
+    }
+    await settle(scn.dataDir);
+    for (let i = 1; i <= runs; i++) {
+      instWall.floor.push((await timedSpawn(floorArgs, "", ctx.repo, env)).wallMs);
+      for (const e of EVENTS) {
+        const r = await timedSpawn(
+          ["hook", e],
+          payloadFor(e, 20_000 + i, w),
+          ctx.repo,
+          env,
+          inst.launcher,
+        );
+        if (r.code !== 0) failures.push(`installed ${e} exited ${r.code}: ${r.stderr.trim()}`);
+        instWall[e].push(r.wallMs);
+        await settle(scn.dataDir);
+      }
+    }
+    if (failures.length) {
+      throw new Error(`hook runs failed:\n${[...new Set(failures)].slice(0, 10).join("\n")}`);
+    }
+
     // burst: back to back, without waiting for the detached passes
     const burst: number[] = [];
     for (let i = 0; i < BURST_RUNS; i++) {
@@ -596,6 +625,25 @@ export const section: Section = {
           ),
         );
       }
+    }
+    const instFloor = pcts(instWall.floor);
+    for (const e of EVENTS) {
+      const p = pcts(instWall[e]);
+      const id = e.replace(/[A-Z]/g, (c, k) => (k ? "_" : "") + c.toLowerCase());
+      metrics.push(
+        metric(
+          `hook_installed_${id}_p50_beyond_floor_ms`,
+          `${e} through the installed launcher (${
+            inst.bundled ? "bundled" : "not bundled"
+          }), p50 beyond floor p50`,
+          r1(p.p50 - instFloor.p50),
+          "ms",
+          undefined,
+          `${fmt(p)}; p99 beyond the floor's p99 ${r1(p.p99 - instFloor.p99)} ms; floor ${
+            fmt(instFloor)
+          }`,
+        ),
+      );
     }
     metrics.push(
       metric(

@@ -42,6 +42,18 @@ interface Waiting {
  * On a worker thread. Should the worker itself fail (not a window: a window's error comes back
  * as that window's error), the windows it held fail and every later one is derived inline.
  */
+/**
+ * The worker's entry. In the source it sits beside this module. In an installed copy's bundle
+ * this code lives in a shared chunk at the bundle's root, and the bundler put the worker's
+ * entry at its source path below the program's entry, as JavaScript.
+ */
+function workerModule(): string {
+  if (import.meta.url.endsWith("/deriver.ts")) {
+    return new URL("./derive_worker.ts", import.meta.url).href;
+  }
+  return new URL("./core/ingest/derive_worker.js", Deno.mainModule).href;
+}
+
 export class WorkerDeriver implements Deriver {
   #worker: Worker | null;
   /** The worker has loaded its modules and codec; until then windows are derived inline. */
@@ -49,9 +61,11 @@ export class WorkerDeriver implements Deriver {
   #inline = new InlineDeriver();
   #waiting = new Map<number, Waiting>();
   #next = 0;
+  /** Why the worker stopped, if it did: the pass says so, since it then derives inline. */
+  stopped: string | null = null;
 
   constructor() {
-    const w = new Worker(new URL("./derive_worker.ts", import.meta.url).href, { type: "module" });
+    const w = new Worker(workerModule(), { type: "module" });
     w.onmessage = (
       e: MessageEvent<{ id: number; derived?: Derived; error?: string; ready?: boolean }>,
     ) => {
@@ -68,9 +82,13 @@ export class WorkerDeriver implements Deriver {
     };
     w.onerror = (e: ErrorEvent) => {
       e.preventDefault();
+      this.stopped ??= e.message || "it failed";
       this.#fallBack();
     };
-    w.onmessageerror = () => this.#fallBack();
+    w.onmessageerror = () => {
+      this.stopped ??= "a message could not be read";
+      this.#fallBack();
+    };
     this.#worker = w;
   }
 
@@ -126,6 +144,11 @@ export class PassDeriver implements Deriver {
 
   ahead(): number {
     return this.#worker?.ahead() ?? 0;
+  }
+
+  /** Why the pass's worker stopped, when it did. */
+  get stopped(): string | null {
+    return this.#worker?.stopped ?? null;
   }
 
   close(): void {

@@ -444,6 +444,11 @@ class Pass {
         if (r.committed && !s.last) enqueue(s.f, s.key, s.windows + 1, s.upTo);
       }
     } finally {
+      if (deriver.stopped) {
+        this.notes.push(
+          `the derive worker stopped (${deriver.stopped}); windows were derived inline`,
+        );
+      }
       deriver.close();
       batch.close();
     }

@@ -57,7 +57,13 @@ export interface InstallReport {
   /** Set when the MCP server could not be registered. */
   incomplete: { reason: string; finish: string } | null;
   link: { wrote: boolean; was: string | null };
-  version: { file: string; wrote: boolean; fromSource: boolean };
+  version: {
+    file: string;
+    wrote: boolean;
+    fromSource: boolean;
+    /** A source copy placed now that runs from its source rather than a bundle: why. */
+    unbundled?: string;
+  };
   settings: { added: SetupHookEvent[]; rewroteForm: boolean; created: boolean };
   /** The copy of settings.json written on this run, if any. */
   backupWritten: string | null;
@@ -236,6 +242,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
       file: placed.versionFile,
       wrote: placed.wroteVersion,
       fromSource: program.kind !== "compiled",
+      ...(placed.unbundled ? { unbundled: placed.unbundled } : {}),
     },
     settings: { added, rewroteForm, created: !settings.exists },
     backupWritten,
