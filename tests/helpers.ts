@@ -101,6 +101,8 @@ export interface CliOptions {
    * CAP_DAC_READ_SEARCH leave the bounding set, so a 0500 folder is read-only to the child.
    */
   asUser?: boolean;
+  /** Another way in to the program than `deno run mod.ts`: an installed link, say. */
+  program?: string;
 }
 
 export interface CliResult {
@@ -133,7 +135,7 @@ export function cliCommand(
   args: string[],
   opts: CliOptions & { stdout?: "piped" | "null"; stderr?: "piped" | "null" } = {},
 ): Deno.Command {
-  const argv = [Deno.execPath(), ...cliArgs(args)];
+  const argv = opts.program ? [opts.program, ...args] : [Deno.execPath(), ...cliArgs(args)];
   const [cmd, ...rest] = opts.asUser && Deno.uid() === 0
     ? ["setpriv", "--bounding-set", "-dac_override,-dac_read_search", "--", ...argv]
     : argv;

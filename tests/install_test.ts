@@ -14,6 +14,7 @@ import {
   diffSnapshots,
   install,
   mcpEntry,
+  runLink as runInstalled,
   settle,
   type SetupBox,
   setupBox,
@@ -678,19 +679,7 @@ Deno.test({
 
     // enough transcript bytes that the pass starts its derive worker and hands it windows
     await bigTree(sb.claude, { files: 6, totalBytes: 12 << 20, seed: 7 });
-    const dec = new TextDecoder();
-    const runLink = async (args: string[]) => {
-      const o = await new Deno.Command(sb.link, {
-        args,
-        cwd: sb.dir,
-        env: sb.env,
-        clearEnv: true,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      return { code: o.code, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
-    };
+    const runLink = (args: string[]) => runInstalled(sb, args);
     const notes = async () =>
       (JSON.parse((await runLink(["status", "--json"])).out).data.last_run.notes ?? []).join("\n");
     const ingest = await runLink(["ingest"]);

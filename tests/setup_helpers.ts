@@ -58,6 +58,11 @@ export async function setupBox(kind: ClaudeKind = "real"): Promise<SetupBox> {
   };
 }
 
+/** Runs the installed program through its link, with the sandbox's environment. */
+export function runLink(sb: SetupBox, args: string[]): Promise<CliResult> {
+  return runCli(sb, args, { program: sb.link });
+}
+
 export function install(
   sb: SetupBox,
   env: Record<string, string | undefined> = {},
