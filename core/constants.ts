@@ -56,7 +56,7 @@ export const DERIVE_WORKER_MIN_BYTES = 1 * 1024 * 1024;
  * Bytes of windows handed to the derive worker and not yet written, beyond the one being
  * written: the queue that bounds its memory while letting it run ahead of the writes.
  */
-export const DERIVE_QUEUE_BYTES = 24 * 1024 * 1024;
+export const DERIVE_QUEUE_BYTES = 12 * 1024 * 1024;
 /**
  * V8's heap sizing, set on every start of the runtime: the young generation per thread (MiB per
  * semi-space) and how far the old generation may grow past its live size before a collection.
