@@ -11,7 +11,7 @@ import { boundFlag, durationText as duration } from "../core/time.ts";
 import { listObservations } from "../core/store/query.ts";
 import { regenerate } from "../core/observe/step.ts";
 import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
-import { initCodec } from "../core/store/codec.ts";
+import { initReader } from "../core/store/codec.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openForRead, scopeOf, str } from "./common.ts";
 
@@ -129,7 +129,7 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
     const ro = await openForRead(ctx);
     if (!ro.db) return outcome(REGENERATE, empty, { reason: ro.reason });
     ro.db.close();
-    await initCodec();
+    await initReader(); // regenerating reads blocks back and writes no block
     const done = await withLockedStore(r.dataDir, r.store, (db) => {
       const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress);
       // as reindex: under --json the document alone carries the notes; in human mode they

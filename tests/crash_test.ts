@@ -19,6 +19,7 @@ import {
   type Sandbox,
   sandbox,
 } from "./helpers.ts";
+import { installBundled, linkOf } from "./setup_helpers.ts";
 
 interface KillResult {
   /** The child was killed before it finished. */
@@ -27,11 +28,17 @@ interface KillResult {
   archived: number;
 }
 
-async function spawnAndKill(sb: Sandbox, data: string, delayMs: number): Promise<KillResult> {
+async function spawnAndKill(
+  sb: Sandbox,
+  data: string,
+  delayMs: number,
+  program?: string,
+): Promise<KillResult> {
   const child = cliCommand(sb, ["ingest"], {
     env: { TERMINUS_DATA_DIR: data },
     stdout: "null",
     stderr: "null",
+    program,
   }).spawn();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const killedAt = new Promise<void>((resolve) => {
@@ -104,8 +111,8 @@ async function assertCleanPrefixes(sb: Sandbox, data: string, tree: BigTree) {
   assert.deepEqual((parseEnvelope(v.out).data as { failures: unknown[] }).failures, []);
 }
 
-async function complete(sb: Sandbox, data: string, tree: BigTree) {
-  const r = await runCli(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: data } });
+async function complete(sb: Sandbox, data: string, tree: BigTree, program?: string) {
+  const r = await runCli(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: data }, program });
   assert.equal(r.code, 0, r.err);
   assert.doesNotMatch(r.err, /holds the ingest lock/, "a killed pass leaves no lock behind");
   await assertArchiveEqualsFiles(join(data, "terminus.db"), sb.claude, tree.files);
@@ -178,4 +185,37 @@ Deno.test("crash safety: SIGKILL at any point of a pass loses nothing, and the n
   const v = await runCli(sb, ["verify", "--json"], { env: { TERMINUS_DATA_DIR: last } });
   assert.equal(v.code, 0);
   assert.deepEqual(parseEnvelope(v.out).data, { checked: tree.files.length, failures: [] });
+});
+
+Deno.test({
+  name:
+    "crash safety of the installed, bundled copy: SIGKILL mid-pass loses nothing, the next pass completes",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await sandbox();
+    await installBundled(sb);
+    const link = linkOf(sb);
+    // large enough for the pass to hand windows to its derive worker
+    const tree = await bigTree(sb.claude, { files: 24, totalBytes: 16_000_000, seed: 20261201 });
+    const base = join(sb.dir, "data-base");
+    const t0 = performance.now();
+    const r = await runCli(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: base }, program: link });
+    const full = performance.now() - t0;
+    assert.equal(r.code, 0, r.err);
+    await assertArchiveEqualsFiles(join(base, "terminus.db"), sb.claude, tree.files);
+    const outcomes: string[] = [];
+    let mid = 0;
+    for (let i = 0; i < 6 || (mid === 0 && i < 10); i++) {
+      const data = join(sb.dir, `data-${i}`);
+      const delay = Math.round(full * (0.15 + 0.13 * (i % 6)));
+      const k = await spawnAndKill(sb, data, delay, link);
+      if (k.killed && k.archived > 0 && k.archived < tree.totalBytes) mid++;
+      outcomes.push(`${delay}:${k.killed ? k.archived : "finished"}`);
+      await assertCleanPrefixes(sb, data, tree);
+      await complete(sb, data, tree, link);
+    }
+    console.log(`bundled: full pass ${Math.round(full)} ms; kills ${outcomes.join(", ")}`);
+    assert.ok(mid > 0, "at least one kill landed in the middle of a pass");
+  },
 });

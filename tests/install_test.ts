@@ -13,6 +13,7 @@ import {
   claude,
   diffSnapshots,
   install,
+  installBundled,
   mcpEntry,
   runLink as runInstalled,
   settle,
@@ -658,23 +659,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await using sb = await setupBox("none");
-    // the bundler in the module cache, as `deno task install` leaves it (Terminus never fetches)
-    const scratch = join(sb.dir, "warm.ts");
-    await Deno.writeTextFile(scratch, "export const warm = 1;\n");
-    const warm = await new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--quiet", "--platform", "deno", "--outdir", join(sb.dir, "warm"), scratch],
-      env: { DENO_DIR: sb.env.DENO_DIR! },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    assert.ok(warm.success, new TextDecoder().decode(warm.stderr));
-    const r = await install(sb);
-    assert.doesNotMatch(r.out, /not as a bundle/, r.out);
-    const launcher = await Deno.readTextFile(await Deno.realPath(sb.versionFile));
-    const main = /(\S+\/source-[0-9a-f]+\/mod\.js)'? "\$@"/.exec(launcher)?.[1];
-    assert.ok(main, `the launcher runs the bundle's entry:\n${launcher}`);
-    const copy = main.slice(0, -"/mod.js".length).replace(/^'/, "");
+    const copy = await installBundled(sb);
     assert.ok(await exists(join(copy, "core", "ingest", "derive_worker.js")));
 
     // enough transcript bytes that the pass starts its derive worker and hands it windows

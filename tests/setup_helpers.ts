@@ -59,8 +59,47 @@ export async function setupBox(kind: ClaudeKind = "real"): Promise<SetupBox> {
 }
 
 /** Runs the installed program through its link, with the sandbox's environment. */
-export function runLink(sb: SetupBox, args: string[]): Promise<CliResult> {
-  return runCli(sb, args, { program: sb.link });
+export function runLink(sb: Sandbox, args: string[]): Promise<CliResult> {
+  return runCli(sb, args, { program: linkOf(sb) });
+}
+
+/**
+ * Installs the checkout into the sandbox as a bundled copy: first the bundler in the sandbox's
+ * module cache, as `deno task install` leaves it (Terminus itself never fetches it). Returns the
+ * installed copy's folder; fails when the copy was not bundled.
+ */
+export async function installBundled(sb: Sandbox): Promise<string> {
+  const scratch = join(sb.dir, "warm.ts");
+  await Deno.writeTextFile(scratch, "export const warm = 1;\n");
+  const warm = await new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", "--platform", "deno", "--outdir", join(sb.dir, "warm"), scratch],
+    env: { DENO_DIR: sb.env.DENO_DIR! },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (!warm.success) throw new Error(new TextDecoder().decode(warm.stderr));
+  const r = await runCli(sb, ["install"]);
+  if (/not as a bundle/.test(r.out)) throw new Error(`the copy was not bundled:\n${r.out}`);
+  const versionFile = join(
+    sb.home,
+    ".local",
+    "lib",
+    "crenshawdev",
+    "terminus",
+    "versions",
+    VERSION,
+    "terminus",
+  );
+  const launcher = await Deno.readTextFile(await Deno.realPath(versionFile));
+  const main = /(\S+\/source-[0-9a-f]+\/mod\.js)'? "\$@"/.exec(launcher)?.[1];
+  if (!main) throw new Error(`the launcher does not run the bundle's entry:\n${launcher}`);
+  return main.replace(/^'/, "").slice(0, -"/mod.js".length);
+}
+
+/** The link `terminus install` places in a sandbox's HOME. */
+export function linkOf(sb: Sandbox): string {
+  return join(sb.home, ".local", "bin", "terminus");
 }
 
 export function install(

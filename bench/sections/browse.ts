@@ -73,7 +73,7 @@ async function inprocChild(store: string, typedFile: string): Promise<ChildOut> 
   const { storeSource } = await import("../../core/browse/source.ts");
   const { initialState, press, render } = await import("../../core/browse/screen.ts");
   const { openRead } = await import("../../core/store/db.ts");
-  const { initCodec } = await import("../../core/store/codec.ts");
+  const { initReader } = await import("../../core/store/codec.ts");
   const { loadConfig } = await import("../../core/config.ts");
   const { processEnv } = await import("../../core/paths.ts");
   const { resolveScope } = await import("../../core/recall/scope.ts");
@@ -81,7 +81,7 @@ async function inprocChild(store: string, typedFile: string): Promise<ChildOut> 
   const opened = openRead(store);
   if (!opened) throw new Error(`no store at ${store}`);
   const db = opened.db;
-  await initCodec();
+  await initReader();
   // `browse` scopes to the project its folder is in; a query over every project presses `a`
   const sources = qs.map((r) => {
     const sc = resolveScope(db, cfg, r.project ?? "/", r.project ?? "*");
