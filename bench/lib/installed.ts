@@ -1,12 +1,12 @@
 /**
- * The program as a person runs it: `terminus install` from this checkout into a HOME of the
- * bench's own, and the launcher it places (`~/.local/bin/terminus`). The copy is bundled when
- * the bundler is in the module cache (`deno task install` and `deno task bench` fetch it), so
- * this is where the installed start-up is measured; the checkout's `deno run mod.ts` loads its
- * modules one by one.
+ * The program as a person runs it: `deno task install` from this checkout into a HOME of the
+ * bench's own, and the launcher it places (`~/.local/bin/terminus`). The task bundles the
+ * checkout first, which puts the bundler in the module cache, so the copy is bundled; the
+ * checkout's `deno run mod.ts` loads its modules one by one.
  */
 import { dirname, join } from "node:path";
-import { PERMISSION_FLAGS } from "../../core/context.ts";
+import { processEnv } from "../../core/paths.ts";
+import { denoDir } from "../../core/setup/placement.ts";
 import type { BenchContext } from "./context.ts";
 import { runTimed } from "./proc.ts";
 
@@ -15,17 +15,6 @@ export interface Installed {
   launcher: string;
   /** Whether the copy behind it runs from a bundle (`mod.js`) rather than its source. */
   bundled: boolean;
-}
-
-/** The module cache the checkout's packages are in: the bench's own DENO_DIR. */
-function moduleCache(): string {
-  const set = Deno.env.get("DENO_DIR");
-  if (set) return set;
-  const home = Deno.env.get("HOME") ?? "/";
-  const xdg = Deno.env.get("XDG_CACHE_HOME");
-  return Deno.build.os === "darwin"
-    ? join(home, "Library", "Caches", "deno")
-    : join(xdg ?? join(home, ".cache"), "deno");
 }
 
 /** Installs once per bench run (into `workDir/installed`, emptied first). */
@@ -39,25 +28,13 @@ export function installed(ctx: BenchContext): Promise<Installed> {
     }
     const claude = join(home, ".claude");
     Deno.mkdirSync(claude, { recursive: true });
-    // the bundler on first use, as `deno task install` does before installing
-    const warm = await runTimed(Deno.execPath(), [
-      "bundle",
-      "--quiet",
-      "--frozen",
-      "--platform",
-      "deno",
-      "--code-splitting",
-      "--outdir",
-      join(home, "warm"),
-      "mod.ts",
-    ], { cwd: ctx.repo });
-    if (warm.code !== 0) ctx.log(`installed: deno bundle failed, so the copy is unbundled`);
-    ctx.log("installed: terminus install into a HOME of the bench's own");
-    const r = await runTimed(Deno.execPath(), ["run", ...PERMISSION_FLAGS, "mod.ts", "install"], {
+    ctx.log("installed: deno task install (the README's command) into a HOME of the bench's own");
+    const r = await runTimed(Deno.execPath(), ["task", "-q", "install"], {
       cwd: ctx.repo,
       env: {
         HOME: home,
-        DENO_DIR: moduleCache(),
+        // the bench's own module cache, which holds the checkout's packages
+        DENO_DIR: denoDir(processEnv),
         CLAUDE_CONFIG_DIR: claude,
         TERMINUS_DATA_DIR: join(home, "data"),
         TERMINUS_CONFIG_DIR: join(home, "config"),
