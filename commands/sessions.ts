@@ -1,7 +1,7 @@
 /**
  * terminus sessions: every archived session in the project, newest first, one line each.
  * Verbs on one session (by number, UUID, UUID prefix or path): show, export, restore, name,
- * tag, untag; and browse, the interactive browser.
+ * tag, untag, delete, changes; search over sessions; and browse, the interactive browser.
  */
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
@@ -16,6 +16,7 @@ import { listingLine, viewOf } from "../core/sessions/list.ts";
 import { resolveRef } from "../core/sessions/ref.ts";
 import { loadSession, rawStream } from "../core/sessions/load.ts";
 import { conversation } from "../core/sessions/conversation.ts";
+import { attachChanges, sessionChanges } from "../core/sessions/changes.ts";
 import { renderText } from "../core/sessions/render.ts";
 import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
 import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
@@ -25,6 +26,9 @@ import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/recall/scope.ts";
 import { tagProblem } from "../core/sessions/titles.ts";
 import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
+import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
+import { searchSessions } from "./sessions_search.ts";
+import { changes, emptyChanges } from "./sessions_changes.ts";
 import {
   BOUND_OPTIONS,
   list,
@@ -35,7 +39,18 @@ import {
   wholeFlag,
 } from "./common.ts";
 
-const VERBS = ["show", "export", "restore", "browse", "name", "tag", "untag"] as const;
+const VERBS = [
+  "show",
+  "export",
+  "restore",
+  "browse",
+  "name",
+  "tag",
+  "untag",
+  "delete",
+  "search",
+  "changes",
+] as const;
 type Verb = typeof VERBS[number] | "list";
 
 /** Which options each verb takes (besides --json, which the registry adds). */
@@ -48,6 +63,9 @@ const VERB_OPTIONS: Record<Verb, string[]> = {
   name: ["clear"],
   tag: [],
   untag: [],
+  delete: ["yes", "dry-run", "transcript", "snapshots", "compact"],
+  search: ["project", "since", "until", "limit", "tag"],
+  changes: ["file"],
 };
 
 function verbOf(a: Parsed): Verb {
@@ -79,6 +97,9 @@ const EMPTY: Record<Verb, () => unknown> = {
   name: () => ({ session: null, changed: false }),
   tag: () => ({ session: null, changed: [] }),
   untag: () => ({ session: null, changed: [] }),
+  delete: emptyDelete,
+  search: () => ({ query: [], sessions: [] }),
+  changes: emptyChanges,
 };
 
 const label = (v: Verb) => (v === "list" ? "sessions" : `sessions ${v}`);
@@ -134,7 +155,10 @@ async function show(ctx: Context, a: Parsed): Promise<Outcome> {
     const redacting = isRedacting(egress(o.r.cfg.privacy.redactRecall && a.values.raw !== true));
     const s = loadSession(o.db, row, { project: null, exclude: o.r.cfg.exclude }, redacting);
     const full = a.values.full === true;
-    const messages = conversation(s.records, full ? null : SHOW_RESULT_LINES, s.subagents);
+    const messages = attachChanges(
+      conversation(s.records, full ? null : SHOW_RESULT_LINES, s.subagents),
+      sessionChanges(s.records, s.turnIds),
+    );
     const styled = !a.json && terminalStyle(ctx.env);
     return outcome("sessions show", { session: s.view, messages }, {
       human: [new TextEncoder().encode(renderText(s.view, messages, styled))],
@@ -337,6 +361,9 @@ export const command: Command = {
     "terminus sessions browse",
     'terminus sessions name <session> "<title>" | --clear [--json]',
     "terminus sessions tag|untag <session> <tag>... [--json]",
+    "terminus sessions delete <session>... [--yes] [--dry-run] [--transcript] [--snapshots] [--compact] [--json]",
+    "terminus sessions search <words> [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",
+    "terminus sessions changes <session> [--file <path>] [--json]",
   ].join("\n  "),
   options: {
     ...PROJECT_OPTION,
@@ -350,6 +377,11 @@ export const command: Command = {
     clear: { type: "boolean" },
     to: { type: "string" },
     "dry-run": { type: "boolean" },
+    yes: { type: "boolean", short: "y" },
+    transcript: { type: "boolean" },
+    snapshots: { type: "boolean" },
+    compact: { type: "boolean" },
+    file: { type: "string" },
   },
   positionals: true,
   json: true,
@@ -370,6 +402,12 @@ export const command: Command = {
         return restore(ctx, a);
       case "browse":
         return browse(ctx, a);
+      case "delete":
+        return deleteSessions(ctx, a);
+      case "search":
+        return searchSessions(ctx, a);
+      case "changes":
+        return changes(ctx, a);
       default:
         return handle(ctx, a, verb);
     }

@@ -11,7 +11,7 @@ import { escapeControls, outcome } from "../core/output.ts";
 import { uninstall } from "../core/setup/uninstall.ts";
 
 /** Writes the question to stderr and reads one line; null when stdin ends first. */
-async function ask(question: string): Promise<boolean | null> {
+export async function ask(question: string): Promise<boolean | null> {
   const enc = new TextEncoder();
   let buf = enc.encode(escapeControls(question));
   while (buf.length > 0) buf = buf.subarray(Deno.stderr.writeSync(buf));

@@ -206,3 +206,8 @@ export const HISTORY_BATCH_ROWS = 2000;
 export const HISTORY_BROKEN_NAMED = 20;
 /** The kind imported prompt history carries (`search --kind history_prompt`). */
 export const HISTORY_KIND = "history_prompt";
+
+/** A tombstone identifies a deleted session's transcript by a hash of this many leading bytes. */
+export const TOMBSTONE_HEAD_BYTES = 4096;
+/** `sessions changes`: lines of context around each change in a diff. */
+export const CHANGES_CONTEXT_LINES = 3;

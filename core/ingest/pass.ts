@@ -56,6 +56,8 @@ import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/ta
 import { rollback } from "../store/rollback.ts";
 import { nextWindow, readRange } from "./window.ts";
 import type { ProgressFactory } from "../progress.ts";
+import { allTombstones, type Tombstone } from "../store/tombstones_sql.ts";
+import { buried } from "./tombstone.ts";
 
 export interface PassInput {
   cfg: Config;
@@ -116,6 +118,9 @@ class Pass {
   fts: FtsRow[] = [];
   /** Session keys whose earlier window this pass was observed and written. */
   observing = new Set<string>();
+  /** Sessions `terminus sessions delete` removed, by key, and the files this pass skipped for them. */
+  tombstones = new Map<string, Tombstone>();
+  buriedFiles = new Set<string>();
 
   constructor(readonly db: Db, readonly input: PassInput) {
     this.states = new Map(); // read after recovery, which may change watermarks
@@ -128,6 +133,11 @@ class Pass {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
     const state = this.states.get(key.sessionKey) ?? null;
+    const tomb = state ? undefined : this.tombstones.get(key.sessionKey);
+    if (tomb && buried(tomb, found.path)) {
+      this.buriedFiles.add(found.path);
+      return { committed: false, bytesRead: 0, turnsAdded: 0 };
+    }
     if (state && isExcluded(cfg, state.project)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
@@ -593,6 +603,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const titled = await fillTitlesIfPending(db);
   if (titled) pass.notes.push(titled);
   pass.states = allSessionStates(db);
+  pass.tombstones = allTombstones(db);
   ensureTails(db);
   pass.tails = allTails(db);
 
@@ -643,6 +654,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     run.turnsAdded += r.turnsAdded;
   });
   progress?.finish();
+  if (pass.buriedFiles.size > 0) {
+    pass.notes.push(
+      `${pass.buriedFiles.size} transcript(s) skipped: their sessions were deleted with terminus sessions delete`,
+    );
+  }
   if (excludedCount > 0 && !input.only) {
     pass.notes.push(
       `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,

@@ -12,6 +12,7 @@ import {
 } from "../transcript/records.ts";
 import { SHOW_ARG_CHARS } from "../constants.ts";
 import { foldCut, promptText } from "./titles.ts";
+import type { Change } from "./changes.ts";
 
 export interface ToolResult {
   /** The result text, folded to `max_lines` unless the whole was asked for. */
@@ -33,6 +34,8 @@ export type Message =
     argument: string;
     tool_use_id: string | null;
     result: ToolResult | null;
+    /** The file changes this call made (`sessions changes`), when it made any. */
+    changes?: Change[];
   }
   | { type: "compaction"; ts: string | null; trigger: string | null; pre_tokens: number | null }
   | {

@@ -3,6 +3,7 @@ import { dirname } from "../posix.ts";
 import { FILE_MODE } from "../constants.ts";
 import { NotFoundError, TerminusError, UsageError } from "../errors.ts";
 import { conversation } from "./conversation.ts";
+import { attachChanges, sessionChanges } from "./changes.ts";
 import type { LoadedSession } from "./load.ts";
 import { renderHtml, renderMarkdown } from "./render.ts";
 
@@ -30,7 +31,10 @@ export function exportBytes(s: LoadedSession, format: Exclude<ExportFormat, "jso
       `session #${s.view.session_no}'s text was evicted by retention; there is nothing to export`,
     );
   }
-  const msgs = conversation(s.records, null, s.subagents);
+  const msgs = attachChanges(
+    conversation(s.records, null, s.subagents),
+    sessionChanges(s.records, s.turnIds),
+  );
   return encoder.encode(format === "md" ? renderMarkdown(s.view, msgs) : renderHtml(s.view, msgs));
 }
 

@@ -10,12 +10,15 @@ import { type Rec } from "../transcript/records.ts";
 import { type SessionView, viewOf } from "./list.ts";
 import type { SubagentLink } from "./conversation.ts";
 import type { SessionRow } from "../store/query.ts";
+import { turnIdsByUuid } from "../store/sessions_sql.ts";
 
 export interface LoadedSession {
   view: SessionView;
   /** Parsed records in file order; empty for an evicted session. */
   records: Rec[];
   subagents: SubagentLink[];
+  /** Turn ids by record uuid. */
+  turnIds: Map<string, number>;
 }
 
 const decoder = new TextDecoder("utf-8", { fatal: false });
@@ -56,7 +59,7 @@ export function loadSession(
       title: s.title,
       first_turn_at: s.first_turn_at,
     }));
-  return { view, records, subagents };
+  return { view, records, subagents, turnIds: turnIdsByUuid(db, row.session_no) };
 }
 
 /** The raw archived transcript, byte for byte (jsonl export). */

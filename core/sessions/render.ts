@@ -7,6 +7,14 @@ import { escapeControls } from "../output.ts";
 import { durationText } from "../time.ts";
 import type { Message } from "./conversation.ts";
 import type { SessionView } from "./list.ts";
+import {
+  changeHtml,
+  changeLabel,
+  changeMarkdown,
+  CHANGES_CSS,
+  changeText,
+  fence,
+} from "./changes_render.ts";
 
 export interface Header {
   view: SessionView;
@@ -82,6 +90,9 @@ export function renderText(v: SessionView, msgs: Message[], styled: boolean): st
             out.push(`    ${d(`… ${more} more line(s); --full shows them`)}\n`);
           }
         }
+        for (const c of m.changes ?? []) {
+          out.push(`    ${d(e(changeLabel(c)))}\n`, changeText(c, "    ", styled));
+        }
         break;
       }
       case "compaction": {
@@ -97,12 +108,6 @@ export function renderText(v: SessionView, msgs: Message[], styled: boolean): st
     }
   }
   return out.join("");
-}
-
-/** A fence longer than any run of backticks in the text. */
-function fence(text: string): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((r) => r.length));
-  return "`".repeat(longest + 1);
 }
 
 /** Markdown's inline specials, so archived text cannot turn into links, headings or markup. */
@@ -142,6 +147,7 @@ export function renderMarkdown(v: SessionView, msgs: Message[]): string {
           }
           out.push("\n");
         }
+        for (const c of m.changes ?? []) out.push(`\n${changeMarkdown(c, "  ")}\n`);
         break;
       }
       case "compaction":
@@ -200,7 +206,7 @@ export function renderHtml(v: SessionView, msgs: Message[]): string {
     `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n`,
     `<meta name="viewport" content="width=device-width, initial-scale=1">\n`,
     `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">\n`,
-    `<title>${h(titleLine(v))}</title>\n<style>${CSS}</style>\n</head>\n<body>\n`,
+    `<title>${h(titleLine(v))}</title>\n<style>${CSS}${CHANGES_CSS}</style>\n</head>\n<body>\n`,
     `<h1>${h(titleLine(v))}</h1>\n<dl class="facts">\n`,
   ];
   for (const [k, val] of headerFacts(v)) out.push(`<dt>${h(k)}</dt><dd>${h(val)}</dd>\n`);
@@ -248,6 +254,7 @@ export function renderHtml(v: SessionView, msgs: Message[]): string {
         } else {
           out.push(`<div class="tool"><span class="call">${call}</span></div>\n`);
         }
+        for (const c of m.changes ?? []) out.push(changeHtml(c, h));
         break;
       }
       case "compaction":

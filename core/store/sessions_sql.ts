@@ -242,3 +242,14 @@ export function firstTurnId(db: Db, sessionNo: number): number | null {
   };
   return r.id;
 }
+
+/** A session's turn ids by record uuid (`sessions changes` names each change's turn). */
+export function turnIdsByUuid(db: Db, sessionNo: number): Map<string, number> {
+  const rows = db.prepare(
+    "SELECT uuid, id FROM turns WHERE session_no = ? AND uuid IS NOT NULL ORDER BY id",
+  ).all(sessionNo) as { uuid: string; id: number }[];
+  const out = new Map<string, number>();
+  // a resumed file copies earlier records in: a uuid names its first turn
+  for (const r of rows) if (!out.has(r.uuid)) out.set(r.uuid, r.id);
+  return out;
+}

@@ -1,0 +1,294 @@
+/**
+ * terminus sessions delete <session>...: the adapter. It reads the plan, shows it and asks
+ * (the question, with the plan, goes to stderr: stdout carries only the outcome), then re-reads
+ * the plan under the ingest lock and hands the work to core/sessions/delete.ts.
+ */
+import type { Parsed } from "./types.ts";
+import type { Context } from "../core/context.ts";
+import { humanBytes, type Outcome, outcome } from "../core/output.ts";
+import { NotFoundError, UsageError } from "../core/errors.ts";
+import { egress } from "../core/egress.ts";
+import { checkpoint, openRead, openWrite } from "../core/store/db.ts";
+import { resolveAll } from "../core/setup_context.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
+import { compactStore } from "../core/store/maintenance.ts";
+import type { FileSizes } from "../core/store/inspect.ts";
+import {
+  clearSnapshots,
+  deleteFromStore,
+  type DeleteItem,
+  type DeletePlan,
+  deleteTranscripts,
+  planDelete,
+  planItems,
+  samePlan,
+  tombstonesFor,
+} from "../core/sessions/delete.ts";
+import { ask } from "./uninstall.ts";
+
+const NAME = "sessions delete";
+
+interface DeleteDoc {
+  sessions: DeleteItem[];
+  dry_run: boolean;
+  deleted: boolean;
+  prompts_deleted: number;
+  tombstones: number;
+  transcripts: { path: string; deleted: boolean }[];
+  snapshots: { holding: number; cleared: number };
+  compact: { before: FileSizes; after: FileSizes; reclaimed_bytes: number } | null;
+}
+
+export const emptyDelete = (): DeleteDoc => ({
+  sessions: [],
+  dry_run: false,
+  deleted: false,
+  prompts_deleted: 0,
+  tombstones: 0,
+  transcripts: [],
+  snapshots: { holding: 0, cleared: 0 },
+  compact: null,
+});
+
+function itemLine(i: DeleteItem, indent: string): string {
+  const title = i.title === null ? "(untitled)" : `"${i.title}"`;
+  if (i.already_deleted) {
+    return `${indent}${i.session_key}  already deleted from the store; only snapshots may hold it`;
+  }
+  const parts = [
+    `#${i.session_no}`,
+    title,
+    `${i.turns} turn(s)`,
+    `${humanBytes(i.bytes)} archived`,
+  ];
+  if (i.sidecar) parts.push("(subagent)");
+  if (i.prompts > 0) parts.push(`${i.prompts} logged prompt(s) and their labels`);
+  return indent + parts.join("  ");
+}
+
+function planText(p: DeletePlan): string {
+  const lines: string[] = [];
+  for (const t of p.targets) {
+    lines.push(itemLine(t.session, ""));
+    if (t.subagents.length) {
+      lines.push(`  and its ${t.subagents.length} subagent session(s):`);
+      for (const s of t.subagents) lines.push(itemLine(s, "    "));
+    }
+  }
+  return lines.join("\n") + "\n";
+}
+
+/** The `--snapshots` command for what the snapshots still hold: by id, which outlives the number. */
+function clearCommand(p: DeletePlan): string {
+  const refs = p.targets.map((t) => t.session.session_id ?? t.session.session_key);
+  return `terminus sessions delete ${refs.join(" ")} --snapshots`;
+}
+
+function docOf(p: DeletePlan, extra: Partial<DeleteDoc> = {}): DeleteDoc {
+  return {
+    ...emptyDelete(),
+    sessions: planItems(p),
+    snapshots: { holding: p.snapshots.length, cleared: 0 },
+    ...extra,
+  };
+}
+
+export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> {
+  const refs = a.positionals.slice(1);
+  if (refs.length === 0) {
+    throw new UsageError("sessions delete needs at least one session (42, #42, a UUID or a path)");
+  }
+  const yes = a.values.yes === true;
+  const dryRun = a.values["dry-run"] === true;
+  const withTranscript = a.values.transcript === true;
+  const withSnapshots = a.values.snapshots === true;
+  const withCompact = a.values.compact === true;
+  if (dryRun && (yes || withCompact)) {
+    throw new UsageError(`--dry-run changes nothing; it takes no --${yes ? "yes" : "compact"}`);
+  }
+  const r = resolveAll(ctx);
+  const filter = egress(r.cfg.privacy.redactRecall);
+  const read = (): { plan: DeletePlan; warnings: string[] } => {
+    const o = openRead(r.store);
+    if (!o) throw new NotFoundError(`no store yet at ${r.store}; there is nothing to delete`);
+    try {
+      return {
+        plan: planDelete(o.db, r.cfg, ctx.cwd, refs, r.dataDir, filter),
+        warnings: o.warnings,
+      };
+    } finally {
+      o.db.close();
+    }
+  };
+  const first = read();
+  const plan = first.plan;
+  const warnings = [...first.warnings, ...plan.problems];
+  const live = planItems(plan).filter((i) => !i.already_deleted);
+  const onDisk = live.filter((i) => i.transcript !== null);
+  if (live.length === 0 && !withSnapshots) {
+    return outcome(NAME, docOf(plan), {
+      human: [planText(plan)],
+      warnings,
+      counts: plan.snapshots.length
+        ? [`${plan.snapshots.length} snapshot(s) still hold it; ${clearCommand(plan)} clears them`]
+        : ["no snapshot holds it either; there is nothing left to delete"],
+    });
+  }
+  if (dryRun) {
+    const counts = ["dry run: nothing was deleted"];
+    if (onDisk.length && withTranscript) {
+      counts.push(`--transcript would also delete: ${onDisk.map((i) => i.transcript).join(", ")}`);
+    } else if (onDisk.length) {
+      counts.push(
+        `${onDisk.length} transcript(s) stay on disk; a tombstone keeps the next passes from archiving them again`,
+      );
+    }
+    counts.push(
+      withSnapshots
+        ? `${plan.snapshots.length} snapshot(s) would be cleared of it`
+        : `${plan.snapshots.length} snapshot(s) hold it`,
+    );
+    return outcome(NAME, docOf(plan, { dry_run: true }), {
+      human: [planText(plan)],
+      warnings,
+      counts,
+    });
+  }
+
+  // the questions, both before anything is touched: no answer to either deletes nothing
+  if (!yes) {
+    const total = live.length;
+    const answer = await ask(
+      `${planText(plan)}Delete ${
+        total === 1 ? "this session" : `these ${total} sessions`
+      } from the archive for good${
+        withSnapshots && plan.snapshots.length
+          ? ` and from ${plan.snapshots.length} snapshot(s)`
+          : ""
+      }? [y/N] `,
+    );
+    if (answer !== true) {
+      return outcome(NAME, docOf(plan), {
+        ok: false,
+        reason: answer === null
+          ? "no answer to read (stdin is closed); nothing was deleted. --yes answers yes"
+          : "nothing was deleted",
+        warnings,
+      });
+    }
+  }
+  let removeFiles = false;
+  if (withTranscript && onDisk.length) {
+    if (yes) removeFiles = true;
+    else {
+      const answer = await ask(
+        `Also delete Claude Code's transcript file(s)?\n${
+          onDisk.map((i) => `  ${i.transcript}\n`).join("")
+        }[y/N] `,
+      );
+      if (answer === null) {
+        return outcome(NAME, docOf(plan), {
+          ok: false,
+          reason: "no answer to read (stdin is closed); nothing was deleted. --yes answers yes",
+          warnings,
+        });
+      }
+      removeFiles = answer;
+    }
+  }
+
+  const done = await withIngestLock(r.dataDir, () => {
+    const again = read();
+    if (!samePlan(plan, again.plan)) {
+      return outcome(NAME, docOf(again.plan), {
+        ok: false,
+        reason:
+          "the sessions changed while the question waited (a pass archived more of them); nothing was deleted, run it again",
+        warnings,
+      });
+    }
+    const now = new Date();
+    const tombstones = tombstonesFor(plan, now);
+    const counts: string[] = [];
+    // snapshots first: a kill after them leaves the session in the store, and running the
+    // command again finishes the work
+    let cleared = 0;
+    if (withSnapshots) {
+      const c = clearSnapshots(plan, tombstones);
+      cleared = c.snapshots;
+      warnings.push(...c.problems);
+      if (c.stranded > 0) {
+        warnings.push(
+          `${c.stranded} free page(s) stay in snapshots made without incremental vacuum; their cells were zeroed`,
+        );
+      }
+      counts.push(`${c.snapshots} snapshot(s) cleared of ${c.sessions} session(s)`);
+    }
+    let prompts = 0;
+    if (plan.sessionNos.length) {
+      const { db } = openWrite(r.store);
+      try {
+        prompts = deleteFromStore(db, plan, tombstones);
+        checkpoint(db);
+      } finally {
+        db.close();
+      }
+    }
+    const transcripts = removeFiles ? deleteTranscripts(plan) : [];
+    for (const t of transcripts) {
+      if (!t.deleted) warnings.push(`${t.path} could not be deleted: ${t.error}`);
+    }
+    const kept = onDisk.length - transcripts.filter((t) => t.deleted).length;
+    if (kept > 0) {
+      counts.push(
+        `${kept} transcript(s) stay on disk; the next passes skip them (a tombstone records each)`,
+      );
+    }
+    if (!withSnapshots && plan.snapshots.length) {
+      counts.push(
+        `${plan.snapshots.length} snapshot(s) still hold it; ${clearCommand(plan)} clears them`,
+      );
+    }
+    let compact: DeleteDoc["compact"] = null;
+    if (withCompact) {
+      const c = compactStore(r.store);
+      compact = {
+        before: c.before,
+        after: c.after,
+        reclaimed_bytes: c.before.total - c.after.total,
+      };
+      counts.push(`compacted: ${compact.reclaimed_bytes} byte(s) reclaimed`);
+    } else if (plan.sessionNos.length) {
+      counts.push(
+        "the space it held stays in the store file as free pages until terminus compact (or --compact) gives it back",
+      );
+    }
+    const human = live.map((i) => `deleted ${itemLine(i, "")}\n`);
+    return outcome(
+      NAME,
+      docOf(plan, {
+        deleted: plan.sessionNos.length > 0,
+        prompts_deleted: prompts,
+        tombstones: tombstones.length - plan.buried.length,
+        transcripts: transcripts.map(({ path, deleted }) => ({ path, deleted })),
+        snapshots: { holding: plan.snapshots.length, cleared },
+        compact,
+      }),
+      {
+        ok: transcripts.every((t) => t.deleted),
+        reason: transcripts.every((t) => t.deleted) ? null : "a transcript could not be deleted",
+        human,
+        counts,
+        warnings,
+      },
+    );
+  });
+  if (done === LOCK_HELD) {
+    return outcome(NAME, docOf(plan), {
+      ok: false,
+      reason: `${lockHeldMessage(r.dataDir)}; a pass is running, so nothing was deleted`,
+      warnings,
+    });
+  }
+  return done;
+}

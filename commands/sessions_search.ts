@@ -1,0 +1,80 @@
+/** terminus sessions search <words>: the adapter for core/sessions/search.ts. */
+import type { Parsed } from "./types.ts";
+import type { Context } from "../core/context.ts";
+import { type Outcome, outcome } from "../core/output.ts";
+import { UsageError } from "../core/errors.ts";
+import { boundFlag, day } from "../core/time.ts";
+import { egress } from "../core/egress.ts";
+import { initReader } from "../core/store/codec.ts";
+import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
+import { sessionExcerpts, sessionHits } from "../core/sessions/search.ts";
+import { foldCut, tagProblem } from "../core/sessions/titles.ts";
+import { TITLE_PROMPT_CHARS } from "../core/constants.ts";
+import { list, openForRead, scopeOf, str, wholeFlag } from "./common.ts";
+import { onWordBoundaries } from "./search.ts";
+
+const NAME = "sessions search";
+
+export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> {
+  const words = a.positionals.slice(1);
+  if (words.length === 0) throw new UsageError("sessions search needs words to look for");
+  const since = boundFlag("--since", str(a.values, "since"), "start");
+  const until = boundFlag("--until", str(a.values, "until"), "end");
+  const limit = wholeFlag(a.values, "limit", 1);
+  const tags = list(a.values, "tag");
+  for (const t of tags) {
+    const p = tagProblem(t);
+    if (p) throw new UsageError(`--tag: ${p}`);
+  }
+  const q = parseQuery(words.join(" "));
+  const empty = { query: q.text, truncated: q.truncated, sessions: [] as unknown[] };
+  const warnings: string[] = q.truncated ? [TRUNCATED_NOTE] : [];
+  if (!q.match) return outcome(NAME, empty, { reason: NO_WORDS_REASON, warnings });
+  const o = await openForRead(ctx, false);
+  if (!o.db) return outcome(NAME, empty, { reason: o.reason, warnings });
+  try {
+    warnings.push(...o.warnings);
+    const scope = scopeOf(ctx, o.db, o.r, a.values);
+    if (!scope.ok) return outcome(NAME, empty, { reason: scope.reason, warnings });
+    const args = {
+      query: q,
+      vis: scope.vis,
+      since,
+      until,
+      tags,
+      limit,
+      filter: egress(o.r.cfg.privacy.redactRecall),
+    };
+    const r = sessionHits(o.db, args);
+    if (r.hits.some((h) => !h.session.evicted)) await initReader();
+    sessionExcerpts(o.db, r, args);
+    const human = r.hits.map((h) => {
+      const v = h.session;
+      const marks = `${v.sidecar ? "  (subagent)" : ""}${v.evicted ? "  (evicted)" : ""}`;
+      return `#${v.session_no}  ${day(v.first_turn_at)}  ${
+        v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS)
+      }  ${h.hits} hit(s)${marks}\n    ${onWordBoundaries(h.best.excerpt, h.best.clipped)}\n`;
+    });
+    return outcome(NAME, {
+      query: q.text,
+      truncated: q.truncated,
+      sessions: r.hits.map((h) => ({
+        ...h.session,
+        hits: h.hits,
+        best: {
+          turn_id: h.best.turn_id,
+          ts: h.best.ts,
+          relevance: h.best.relevance,
+          excerpt: h.best.excerpt,
+        },
+      })),
+    }, {
+      human,
+      warnings,
+      counts: [`${r.hits.length} session(s)`],
+      reason: r.hits.length === 0 ? "no turn matched every word" : null,
+    });
+  } finally {
+    o.db.close();
+  }
+}

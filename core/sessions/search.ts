@@ -1,0 +1,101 @@
+/**
+ * `terminus sessions search`: the turns `terminus search` would rank, folded into one line per
+ * session. A session is ranked by its best turn (the order of `terminus search`'s own hits, so
+ * a session is never placed lower here than its best hit is there), and carries how many of
+ * the ranked turns are its own and the best turn's excerpt.
+ */
+import type { Db } from "../store/db.ts";
+import { listSessions, type Visibility } from "../store/query.ts";
+import type { Query } from "../recall/query.ts";
+import { cutExcerpts, type Hit, searchHits } from "../recall/search.ts";
+import { SEARCH_POOL } from "../constants.ts";
+import { type SessionView, viewOf } from "./list.ts";
+
+export interface SessionHit {
+  session: SessionView;
+  /** Ranked turns of this session among the SEARCH_POOL best. */
+  hits: number;
+  best: {
+    turn_id: number;
+    ts: string | null;
+    relevance: number;
+    excerpt: string;
+    clipped: { start: boolean; end: boolean };
+  };
+}
+
+export interface SessionSearchArgs {
+  query: Query;
+  vis: Visibility;
+  since: string | null;
+  until: string | null;
+  tags: string[];
+  limit: number | null;
+  filter: (s: string) => string;
+}
+
+/**
+ * The one seam to the turn search: every ranked turn of the pool `terminus search` ranks,
+ * no turn filter, in its order. Excerpts are left empty.
+ */
+function rankedTurns(db: Db, a: SessionSearchArgs): Hit[] {
+  return searchHits(db, {
+    query: a.query,
+    vis: a.vis,
+    filters: { paths: [] },
+    limit: SEARCH_POOL,
+    filter: a.filter,
+  });
+}
+
+/** The hits without excerpts; `excerpts` cuts them once zstd is loaded. */
+export function sessionHits(db: Db, a: SessionSearchArgs): { hits: SessionHit[]; turns: Hit[] } {
+  if (!a.query.match) return { hits: [], turns: [] };
+  const turns = rankedTurns(db, a);
+  // the listing's own filters: sessions that overlap the bounds and carry every tag
+  const rows = new Map(
+    listSessions(db, a.vis, { since: a.since, until: a.until, tags: a.tags }).map((
+      r,
+    ) => [r.session_no, r]),
+  );
+  const bySession = new Map<number, { best: Hit; hits: number }>();
+  for (const h of turns) {
+    if (!rows.has(h.session_no)) continue;
+    const s = bySession.get(h.session_no);
+    if (s) s.hits++;
+    else bySession.set(h.session_no, { best: h, hits: 1 });
+  }
+  const ordered = [...bySession.entries()].slice(0, a.limit ?? undefined);
+  const best = ordered.map(([, s]) => s.best);
+  const hits = ordered.map(([no, s]) => ({
+    session: viewOf(rows.get(no)!, a.filter),
+    hits: s.hits,
+    best: {
+      turn_id: s.best.turn_id,
+      ts: s.best.ts,
+      relevance: s.best.relevance,
+      excerpt: "",
+      clipped: { start: false, end: false },
+    },
+  }));
+  return { hits, turns: best };
+}
+
+/** Cuts each session's best excerpt, as `terminus search` cuts its hits'. */
+export function sessionExcerpts(
+  db: Db,
+  r: { hits: SessionHit[]; turns: Hit[] },
+  a: SessionSearchArgs,
+): void {
+  cutExcerpts(db, r.turns, {
+    query: a.query,
+    vis: a.vis,
+    filters: { paths: [] },
+    limit: SEARCH_POOL,
+    filter: a.filter,
+  });
+  r.turns.forEach((t, i) => {
+    r.hits[i].best.excerpt = t.excerpt;
+    r.hits[i].best.clipped = t.clipped;
+  });
+}

@@ -1,0 +1,125 @@
+/**
+ * The SQL of `terminus sessions delete`: the facts its plan prints, the one transaction that
+ * removes the sessions (retention's delete for each) with their tombstones, and the same done
+ * to a snapshot file.
+ */
+import { DatabaseSync } from "node:sqlite";
+import { type Db, transaction } from "./db.ts";
+import { deleteSession } from "./retention_sql.ts";
+import { putTombstone, type Tombstone } from "./tombstones_sql.ts";
+import { BUSY_TIMEOUT_WRITE_MS } from "../constants.ts";
+
+export interface DeleteFacts {
+  /** Bytes of archived blocks (what the store holds for it, compressed). */
+  bytes: number;
+  transcriptPath: string | null;
+  /** Prompts the decision log holds under the session's id. */
+  prompts: number;
+}
+
+export function deleteFacts(db: Db, sessionNo: number, sessionId: string | null): DeleteFacts {
+  const b = db.prepare(
+    "SELECT COALESCE(sum(length(bytes)), 0) AS n FROM blocks WHERE session_no = ?",
+  ).get(sessionNo) as { n: number };
+  const m = db.prepare("SELECT transcript_path AS p FROM session_meta WHERE session_no = ?")
+    .get(sessionNo) as { p: string | null } | undefined;
+  const prompts = sessionId === null ? 0 : (db.prepare(
+    "SELECT count(*) AS n FROM decisions WHERE session_id = ?",
+  ).get(sessionId) as { n: number }).n;
+  return { bytes: b.n, transcriptPath: m?.p ?? null, prompts };
+}
+
+/**
+ * Removes the sessions (children before their parent, so the parent's prompts go once no
+ * other top-level transcript carries its id) and writes a tombstone for each, in one
+ * transaction: a kill at any point leaves all of them or none. Returns the logged prompts
+ * that went. `secure_delete` zeroes the removed cells, so the free pages hold no text.
+ */
+export function deleteWithTombstones(
+  db: Db,
+  sessionNos: number[],
+  tombstones: Tombstone[],
+): number {
+  db.exec("PRAGMA secure_delete = ON");
+  try {
+    return transaction(db, () => {
+      let prompts = 0;
+      for (const no of sessionNos) {
+        prompts += deleteSession(db, no);
+        dropTail(db, no);
+      }
+      for (const t of tombstones) putTombstone(db, t);
+      return prompts;
+    });
+  } finally {
+    db.exec("PRAGMA secure_delete = OFF");
+  }
+}
+
+/** The pass's record of the file's last bytes goes with the session (a later one may reuse the number). */
+function dropTail(db: Db, sessionNo: number): void {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_tails'")
+    .get();
+  if (has) db.prepare("DELETE FROM file_tails WHERE session_no = ?").run(sessionNo);
+}
+
+function openSnapshot(path: string, readOnly: boolean): Db {
+  // a plain connection: a snapshot stands alone in a rollback journal, and openWrite would
+  // switch it to WAL and run the schema steps
+  const db = new DatabaseSync(path, { readOnly });
+  db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_WRITE_MS}`);
+  return db;
+}
+
+/** The session numbers a snapshot holds under these keys. */
+function heldIn(db: Db, keys: string[]): { no: number; key: string }[] {
+  if (keys.length === 0) return [];
+  return db.prepare(
+    `SELECT session_no AS no, session_key AS key FROM sessions
+     WHERE session_key IN (${keys.map(() => "?").join(",")}) ORDER BY session_no`,
+  ).all(...keys) as { no: number; key: string }[];
+}
+
+/** How many of these session keys a snapshot file holds. */
+export function snapshotHolds(path: string, keys: string[]): number {
+  const db = openSnapshot(path, true);
+  try {
+    return heldIn(db, keys).length;
+  } finally {
+    db.close();
+  }
+}
+
+export interface SnapshotCleared {
+  sessions: number;
+  /** Free pages left because the snapshot was made without incremental vacuum. */
+  stranded: number;
+}
+
+/**
+ * Deletes these sessions from one snapshot as from the store (tombstones included, so a
+ * restored snapshot does not archive them again), zeroing their cells, then gives the freed
+ * pages back (incremental vacuum; VACUUM needs permissions Terminus never runs with).
+ * Children are deleted before their parents, as `keys` orders them.
+ */
+export function clearFromSnapshot(
+  path: string,
+  keys: string[],
+  tombstones: Tombstone[],
+): SnapshotCleared {
+  const db = openSnapshot(path, false);
+  try {
+    const order = new Map(keys.map((k, i) => [k, i]));
+    const held = heldIn(db, keys).sort((a, b) => order.get(a.key)! - order.get(b.key)!);
+    if (held.length === 0) return { sessions: 0, stranded: 0 };
+    deleteWithTombstones(db, held.map((h) => h.no), tombstones);
+    const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
+    if (one("PRAGMA auto_vacuum") === 0) {
+      return { sessions: held.length, stranded: one("PRAGMA freelist_count") };
+    }
+    for (const _ of db.prepare("PRAGMA incremental_vacuum").iterate()) { /* stepping */ }
+    return { sessions: held.length, stranded: 0 };
+  } finally {
+    db.close();
+  }
+}
