@@ -12,6 +12,7 @@ import { checkpoint, openRead, openWrite } from "../core/store/db.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
 import { compactStore } from "../core/store/maintenance.ts";
+import { mergeSearchIndex } from "../core/store/delete_sql.ts";
 import type { FileSizes } from "../core/store/inspect.ts";
 import {
   clearSnapshots,
@@ -125,7 +126,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
   const warnings = [...first.warnings, ...plan.problems];
   const live = planItems(plan).filter((i) => !i.already_deleted);
   const onDisk = live.filter((i) => i.transcript !== null);
-  if (live.length === 0 && !withSnapshots) {
+  if (live.length === 0 && !withSnapshots && !withCompact) {
     return outcome(NAME, docOf(plan), {
       human: [planText(plan)],
       warnings,
@@ -156,17 +157,18 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
   }
 
   // the questions, both before anything is touched: no answer to either deletes nothing
-  if (!yes) {
-    const total = live.length;
-    const answer = await ask(
-      `${planText(plan)}Delete ${
-        total === 1 ? "this session" : `these ${total} sessions`
-      } from the archive for good${
-        withSnapshots && plan.snapshots.length
-          ? ` and from ${plan.snapshots.length} snapshot(s)`
-          : ""
-      }? [y/N] `,
-    );
+  const fromSnapshots = withSnapshots ? plan.snapshots.length : 0;
+  const question = live.length
+    ? `Delete ${
+      live.length === 1 ? "this session" : `these ${live.length} sessions`
+    } from the archive for good${
+      fromSnapshots ? ` and from ${fromSnapshots} snapshot(s)` : ""
+    }? [y/N] `
+    : fromSnapshots
+    ? `Remove it from ${fromSnapshots} snapshot(s)? [y/N] `
+    : null; // compacting alone deletes nothing more
+  if (!yes && question !== null) {
+    const answer = await ask(`${planText(plan)}${question}`);
     if (answer !== true) {
       return outcome(NAME, docOf(plan), {
         ok: false,
@@ -251,6 +253,12 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
     }
     let compact: DeleteDoc["compact"] = null;
     if (withCompact) {
+      const { db } = openWrite(r.store);
+      try {
+        mergeSearchIndex(db);
+      } finally {
+        db.close();
+      }
       const c = compactStore(r.store);
       compact = {
         before: c.before,
@@ -260,7 +268,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
       counts.push(`compacted: ${compact.reclaimed_bytes} byte(s) reclaimed`);
     } else if (plan.sessionNos.length) {
       counts.push(
-        "the space it held stays in the store file as free pages until terminus compact (or --compact) gives it back",
+        "its freed pages stay in the store file, and traces of its words in the search index, until a delete with --compact clears them (terminus compact gives back the space alone)",
       );
     }
     const human = live.map((i) => `deleted ${itemLine(i, "")}\n`);

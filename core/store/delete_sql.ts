@@ -63,6 +63,19 @@ function dropTail(db: Db, sessionNo: number): void {
   if (has) db.prepare("DELETE FROM file_tails WHERE session_no = ?").run(sessionNo);
 }
 
+/**
+ * Merges the search index into one segment. Deleting from a contentless index only marks the
+ * rows deleted: their words stay in its segments until a merge, so this is what takes them
+ * out of the file.
+ */
+export function mergeSearchIndex(db: Db): void {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
+  if (!has) return;
+  // the segments the merge frees are zeroed, not left as free pages holding the words
+  db.exec("PRAGMA secure_delete = ON");
+  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
+}
+
 function openSnapshot(path: string, readOnly: boolean): Db {
   // a plain connection: a snapshot stands alone in a rollback journal, and openWrite would
   // switch it to WAL and run the schema steps
@@ -113,6 +126,7 @@ export function clearFromSnapshot(
     const held = heldIn(db, keys).sort((a, b) => order.get(a.key)! - order.get(b.key)!);
     if (held.length === 0) return { sessions: 0, stranded: 0 };
     deleteWithTombstones(db, held.map((h) => h.no), tombstones);
+    mergeSearchIndex(db);
     const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
     if (one("PRAGMA auto_vacuum") === 0) {
       return { sessions: held.length, stranded: one("PRAGMA freelist_count") };
