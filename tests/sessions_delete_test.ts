@@ -485,3 +485,183 @@ Deno.test("sessions delete refuses while another process holds the ingest lock",
   }
   assert.notEqual(sessionNo(w.sb.store, `${A}.jsonl`), null);
 });
+
+/** The files a delete writes: the store and its WAL, each snapshot and its journal. */
+function writtenFiles(sb: Sandbox): string[] {
+  const snaps = [...Deno.readDirSync(join(sb.data, "snapshots"))].map((e) =>
+    join(sb.data, "snapshots", e.name)
+  );
+  return [sb.store, `${sb.store}-wal`, ...snaps.flatMap((s) => [s, `${s}-journal`])];
+}
+
+/** Runs the CLI under strace, killed (SIGKILL) at the `n`th `syscall` on the store's files. */
+async function killedAt(
+  sb: Sandbox,
+  args: string[],
+  syscall: string,
+  n: number,
+  files: string[],
+): Promise<Deno.CommandOutput> {
+  return await new Deno.Command("strace", {
+    args: [
+      "-f",
+      "-qq",
+      "-o",
+      "/dev/null",
+      ...files.flatMap((f) => ["-P", f]),
+      "-e",
+      `trace=${syscall}`,
+      "-e",
+      `inject=${syscall}:signal=KILL:when=${n}`,
+      Deno.execPath(),
+      ...cliArgs(args),
+    ],
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+/** How many times each of these syscalls touched the files in one uninterrupted run. */
+async function syscallCounts(
+  sb: Sandbox,
+  args: string[],
+  syscalls: string[],
+  files: string[],
+): Promise<Map<string, number>> {
+  const out = join(sb.dir, "strace-count.txt");
+  const o = await new Deno.Command("strace", {
+    args: [
+      "-f",
+      "-qq",
+      "-c",
+      "-o",
+      out,
+      ...files.flatMap((f) => ["-P", f]),
+      "-e",
+      `trace=${syscalls.join(",")}`,
+      Deno.execPath(),
+      ...cliArgs(args),
+    ],
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  assert.equal(o.code, 0, new TextDecoder().decode(o.stderr));
+  const counts = new Map<string, number>();
+  for (const line of Deno.readTextFileSync(out).split("\n")) {
+    const m = /^\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$/.exec(line);
+    if (m && syscalls.includes(m[2])) counts.set(m[2], Number(m[1]));
+  }
+  return counts;
+}
+
+function copyTree(from: string, to: string): void {
+  try {
+    Deno.removeSync(to, { recursive: true });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.NotFound)) throw e;
+  }
+  Deno.mkdirSync(to, { recursive: true, mode: 0o700 });
+  for (const e of Deno.readDirSync(from)) {
+    if (e.isDirectory) copyTree(join(from, e.name), join(to, e.name));
+    else Deno.copyFileSync(join(from, e.name), join(to, e.name));
+  }
+}
+
+Deno.test("sessions delete under SIGKILL at ten points: the session is all there or all gone, in the store and in the snapshot", async () => {
+  const which = await new Deno.Command("strace", { args: ["-V"], stdout: "null", stderr: "null" })
+    .output().catch(() => null);
+  assert.ok(which?.success, "strace is needed for this test (apt-get install strace)");
+  const { w } = await fixture();
+  await using _ = w;
+  const sb = w.sb;
+  await cliOk(sb, ["ingest"]); // checkpointed, so the copy below is the whole store
+  const [snap, ...extra] = threeSnapshots(sb);
+  for (const p of extra) Deno.removeSync(p); // one snapshot is enough here
+  Deno.copyFileSync(sb.store, snap);
+  {
+    const db = new DatabaseSync(snap);
+    db.exec("PRAGMA journal_mode = DELETE");
+    db.close();
+  }
+  const template = join(sb.dir, "template");
+  copyTree(sb.data, template);
+  const aKeys = [`${A}.jsonl`, `${A}/subagents/agent-a1.jsonl`];
+  const nosIn = (path: string) =>
+    aKeys.map((k) => sessionNo(path, k)).filter((n): n is number => n !== null);
+  const full = rowsOf(sb.store, nosIn(sb.store));
+  const others = rowsOf(sb.store, [
+    sessionNo(sb.store, `${B}.jsonl`)!,
+    sessionNo(sb.store, `${C}.jsonl`)!,
+  ]);
+  const args = ["sessions", "delete", A, "--yes", "--snapshots"];
+  const files = writtenFiles(sb);
+  const counts = await syscallCounts(sb, args, ["pwrite64", "fsync", "fdatasync", "unlink"], files);
+  const writes = counts.get("pwrite64") ?? 0;
+  const syncs = (counts.get("fsync") ?? 0) + (counts.get("fdatasync") ?? 0);
+  const syncName = (counts.get("fsync") ?? 0) > 0 ? "fsync" : "fdatasync";
+  assert.ok(
+    writes >= 6 && syncs >= 2,
+    `enough writes to kill between: ${JSON.stringify([...counts])}`,
+  );
+  // six points spread over the page writes, three over the syncs (the snapshot's commit, the
+  // store's), and the snapshot journal's deletion (its commit point) or the last sync
+  const points: [string, number][] = [];
+  for (let i = 0; i < 6; i++) points.push(["pwrite64", 1 + Math.floor((i * (writes - 1)) / 5)]);
+  points.push([syncName, 1], [syncName, Math.ceil(syncs / 2)], [syncName, syncs]);
+  points.push((counts.get("unlink") ?? 0) > 0 ? ["unlink", 1] : [syncName, syncs - 1]);
+  assert.equal(points.length, 10);
+
+  const outcomes: string[] = [];
+  for (const [syscall, n] of points) {
+    copyTree(template, sb.data);
+    const o = await killedAt(sb, args, syscall, n, files);
+    assert.notEqual(o.code, 0, `the run was killed at ${syscall} #${n}`);
+    for (const path of [sb.store, snap]) {
+      // a read-write open recovers what the kill left (a hot journal, a WAL)
+      {
+        const db = new DatabaseSync(path);
+        db.prepare("SELECT count(*) FROM sqlite_master").get();
+        db.close();
+      }
+      const nos = nosIn(path);
+      const rows = rowsOf(path, nos.length ? nos : [-1]);
+      const gone = Object.values(rows).every((v) => v === 0);
+      const tombs = countWhere(
+          path,
+          "SELECT count(*) AS n FROM sqlite_master WHERE name = 'session_tombstones'",
+        )
+        ? countWhere(path, "SELECT count(*) AS n FROM session_tombstones")
+        : 0;
+      if (gone) {
+        assert.equal(tombs, 2, `${path} at ${syscall} #${n}: gone, with both tombstones`);
+      } else {
+        assert.deepEqual(rows, full, `${path} at ${syscall} #${n}: all there, none of it half`);
+        assert.equal(tombs, 0);
+      }
+      const ints = query<{ integrity_check: string }>(path, "PRAGMA integrity_check");
+      assert.equal(ints[0].integrity_check, "ok");
+      outcomes.push(
+        `${syscall}#${n}:${path === snap ? "snapshot" : "store"}:${gone ? "gone" : "there"}`,
+      );
+    }
+    assert.deepEqual(
+      rowsOf(sb.store, [sessionNo(sb.store, `${B}.jsonl`)!, sessionNo(sb.store, `${C}.jsonl`)!]),
+      others,
+      `the other sessions at ${syscall} #${n}`,
+    );
+    // running it again finishes what the kill interrupted
+    await cliOk(sb, ["sessions", "delete", A, "--yes", "--snapshots"]);
+    for (const path of [sb.store, snap]) assert.deepEqual(nosIn(path), []);
+  }
+  // the points fell both before and after the store's commit
+  assert.ok(outcomes.some((o) => o.endsWith("store:there")), outcomes.join(" "));
+  assert.ok(outcomes.some((o) => o.endsWith("store:gone")), outcomes.join(" "));
+});
