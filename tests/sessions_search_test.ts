@@ -73,7 +73,7 @@ Deno.test("sessions search: one line per session, best turn first, hit counts, f
   const human = await cliOk(w.sb, ["sessions", "search", "auth", "flow"], { cwd: app });
   const lines = human.out.split("\n").filter((l) => l.startsWith("#"));
   assert.equal(lines.length, 2);
-  assert.match(lines[0], /^#\d+  2026-03-0\d  .+  \d+ hit\(s\)$/);
+  assert.match(lines[0], /^#\d+ {2}2026-03-0\d {2}.+ {2}\d+ hit\(s\)$/);
   assert.match(human.err, /2 session\(s\)/);
 
   const tagged = await w.json(["sessions", "search", "auth", "flow", "--tag", "later"], {
