@@ -45,7 +45,7 @@ export async function changes(ctx: Context, a: Parsed): Promise<Outcome> {
     if (file !== undefined) c = onlyFile(c, file, ctx.cwd);
     const styled = !a.json && terminalStyle(ctx.env);
     return outcome(NAME, { session: viewOf(row, egress(redacting)), ...c }, {
-      human: [changesText(c, row.project, styled)],
+      human: c.files.length ? [changesText(c, row.project, styled)] : [],
       warnings: o.warnings,
       reason: c.files.length === 0
         ? (file !== undefined

@@ -139,7 +139,7 @@ function replaced(text: string, oldS: string, newS: string, all: boolean): strin
 }
 
 /** The content a full Read returned, or null for a partial one (offset/limit, or a cut result). */
-function readContent(input: Obj, r: Result | undefined): string | null {
+function readContent(r: Result | undefined): string | null {
   if (!r || r.isError) return null;
   const file = obj(r.structured?.file);
   if (!file || typeof file.content !== "string") return null;
@@ -147,10 +147,10 @@ function readContent(input: Obj, r: Result | undefined): string | null {
   const num = typeof file.numLines === "number" ? file.numLines : null;
   const total = typeof file.totalLines === "number" ? file.totalLines : null;
   if (start !== 1 || num === null || total === null || num !== total) return null;
-  if (input.offset !== undefined || input.limit !== undefined) {
-    if (num !== total) return null;
-  }
-  return file.content;
+  // a Read hands back the lines without their last newline, which nearly every text file has:
+  // it is put back, so a diff over the file does not claim the file ended without one
+  const c = file.content;
+  return c === "" || c.endsWith("\n") ? c : c + "\n";
 }
 
 /**
@@ -334,7 +334,7 @@ export function sessionChanges(records: Rec[], turnIds: Map<string, number>): Se
       const r = id ? results.get(id) : undefined;
       if (name === "Read") {
         const path = str(input.file_path);
-        const content = path ? readContent(input, r) : null;
+        const content = path ? readContent(r) : null;
         if (path && content !== null) known.set(absolute(path, cwd), content);
         continue;
       }
