@@ -134,7 +134,12 @@ export const HELP: Record<string, CommandHelp> = {
         "--to <dir>",
         "restore: the Claude Code config folder to write into (default: where it came from)",
       ],
-      ["--dry-run", "restore: say what would be written, write nothing"],
+      ["--dry-run", "restore, delete: say what would be done, change nothing"],
+      ["-y, --yes", "delete: answer its questions yes"],
+      ["--transcript", "delete: also delete Claude Code's transcript files (asked separately)"],
+      ["--snapshots", "delete: also remove the session from every snapshot"],
+      ["--compact", "delete: then clear its traces from the store file (as terminus compact)"],
+      ["--file <path>", "changes: only this file's changes"],
       JSON_OPTION,
     ],
     examples: [
@@ -143,6 +148,9 @@ export const HELP: Record<string, CommandHelp> = {
       "terminus sessions export 42 --format md > auth-flow.md",
       "terminus sessions restore 42",
       "terminus sessions browse",
+      "terminus sessions search auth flow --project '*'",
+      "terminus sessions changes 42 --file src/auth.ts",
+      "terminus sessions delete 42 --dry-run",
     ],
   },
   show: {
