@@ -27,7 +27,7 @@ import { resolveScope } from "../core/recall/scope.ts";
 import { tagProblem } from "../core/sessions/titles.ts";
 import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
-import { searchSessions } from "./sessions_search.ts";
+import { emptySearch, searchSessions } from "./sessions_search.ts";
 import { changes, emptyChanges } from "./sessions_changes.ts";
 import {
   BOUND_OPTIONS,
@@ -88,7 +88,7 @@ function verbOf(a: Parsed): Verb {
   return verb;
 }
 
-const EMPTY: Record<Verb, () => unknown> = {
+const EMPTY: Record<Verb, (a: Parsed) => unknown> = {
   list: () => ({ sessions: [] }),
   show: () => ({ session: null, messages: [] }),
   export: () => ({ session: null, format: null, path: null, bytes: 0 }),
@@ -98,7 +98,7 @@ const EMPTY: Record<Verb, () => unknown> = {
   tag: () => ({ session: null, changed: [] }),
   untag: () => ({ session: null, changed: [] }),
   delete: emptyDelete,
-  search: () => ({ query: [], sessions: [] }),
+  search: emptySearch,
   changes: emptyChanges,
 };
 
@@ -351,6 +351,29 @@ async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): 
   }
 }
 
+function runVerb(ctx: Context, a: Parsed, verb: Verb): Promise<Outcome> {
+  switch (verb) {
+    case "list":
+      return listing(ctx, a);
+    case "show":
+      return show(ctx, a);
+    case "export":
+      return exportOne(ctx, a);
+    case "restore":
+      return restore(ctx, a);
+    case "browse":
+      return browse(ctx, a);
+    case "delete":
+      return deleteSessions(ctx, a);
+    case "search":
+      return searchSessions(ctx, a);
+    case "changes":
+      return changes(ctx, a);
+    default:
+      return handle(ctx, a, verb);
+  }
+}
+
 export const command: Command = {
   name: "sessions",
   usage: [
@@ -387,29 +410,20 @@ export const command: Command = {
   json: true,
   empty: (a) => {
     const first = a.positionals[0];
-    return (VERBS as readonly string[]).includes(first) ? EMPTY[first as Verb]() : EMPTY.list();
+    return (VERBS as readonly string[]).includes(first) ? EMPTY[first as Verb](a) : EMPTY.list(a);
   },
-  run(ctx, a) {
+  async run(ctx, a) {
     const verb = verbOf(a);
-    switch (verb) {
-      case "list":
-        return listing(ctx, a);
-      case "show":
-        return show(ctx, a);
-      case "export":
-        return exportOne(ctx, a);
-      case "restore":
-        return restore(ctx, a);
-      case "browse":
-        return browse(ctx, a);
-      case "delete":
-        return deleteSessions(ctx, a);
-      case "search":
-        return searchSessions(ctx, a);
-      case "changes":
-        return changes(ctx, a);
-      default:
-        return handle(ctx, a, verb);
+    try {
+      return await runVerb(ctx, a, verb);
+    } catch (e) {
+      if (e instanceof UsageError) throw e;
+      // a failure is the verb's, under its own name, with its own empty document
+      return outcome(label(verb), EMPTY[verb](a), {
+        ok: false,
+        exitCode: 1,
+        reason: (e as Error).message,
+      });
     }
   },
 };

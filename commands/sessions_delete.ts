@@ -6,7 +6,8 @@
 import type { Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { humanBytes, type Outcome, outcome } from "../core/output.ts";
-import { NotFoundError, UsageError } from "../core/errors.ts";
+import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
+import { DERIVED_SCHEMA } from "../core/constants.ts";
 import { egress } from "../core/egress.ts";
 import { checkpoint, openRead, openWrite } from "../core/store/db.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -113,6 +114,12 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
     const o = openRead(r.store);
     if (!o) throw new NotFoundError(`no store yet at ${r.store}; there is nothing to delete`);
     try {
+      // the pass that rebuilds derived tables for a new schema runs first, under its own lock
+      if (o.format.derivedSchema !== DERIVED_SCHEMA) {
+        throw new TerminusError(
+          `${r.store} predates this build; run terminus ingest once, then sessions delete again`,
+        );
+      }
       return {
         plan: planDelete(o.db, r.cfg, ctx.cwd, refs, r.dataDir, filter),
         warnings: o.warnings,

@@ -15,6 +15,12 @@ import { onWordBoundaries } from "./search.ts";
 
 const NAME = "sessions search";
 
+/** The empty document, the query echoed as `terminus search` echoes its own. */
+export function emptySearch(a: Parsed) {
+  const q = parseQuery(a.positionals.slice(1).join(" "));
+  return { query: q.text, truncated: q.truncated, sessions: [] as unknown[] };
+}
+
 export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> {
   const words = a.positionals.slice(1);
   if (words.length === 0) throw new UsageError("sessions search needs words to look for");
@@ -27,7 +33,7 @@ export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> 
     if (p) throw new UsageError(`--tag: ${p}`);
   }
   const q = parseQuery(words.join(" "));
-  const empty = { query: q.text, truncated: q.truncated, sessions: [] as unknown[] };
+  const empty = emptySearch(a);
   const warnings: string[] = q.truncated ? [TRUNCATED_NOTE] : [];
   if (!q.match) return outcome(NAME, empty, { reason: NO_WORDS_REASON, warnings });
   const o = await openForRead(ctx, false);

@@ -133,6 +133,14 @@ const COMMANDS: CommandSpec[] = [
   },
   { name: "sessions", json: true, scoped: true, noStore: () => ({ sessions: [] }) },
   {
+    name: "sessions search",
+    json: true,
+    scoped: true,
+    freeArgs: true,
+    args: () => ["retry"],
+    noStore: () => ({ query: "retry", sessions: [], truncated: false }),
+  },
+  {
     name: "show",
     json: true,
     scoped: true,

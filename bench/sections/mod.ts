@@ -17,6 +17,7 @@ import { section as maintenance } from "./maintenance.ts";
 import { section as hooks } from "./hooks.ts";
 import { section as recall } from "./recall.ts";
 import { section as real } from "./real.ts";
+import { section as sessions } from "./sessions.ts";
 
 export const SECTIONS: Section[] = [
   floor,
@@ -32,4 +33,5 @@ export const SECTIONS: Section[] = [
   maintenance,
   hooks,
   recall,
+  sessions,
 ];
