@@ -25,7 +25,7 @@ import { runBrowser, stdTerminal } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/recall/scope.ts";
 import { tagProblem } from "../core/sessions/titles.ts";
-import { DERIVED_SCHEMA, SHOW_RESULT_LINES } from "../core/constants.ts";
+import { DERIVED_SCHEMA, SHOW_DIFF_LINES, SHOW_RESULT_LINES } from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
 import { emptySearch, searchSessions } from "./sessions_search.ts";
 import { changes, emptyChanges } from "./sessions_changes.ts";
@@ -161,7 +161,11 @@ async function show(ctx: Context, a: Parsed): Promise<Outcome> {
     );
     const styled = !a.json && terminalStyle(ctx.env);
     return outcome("sessions show", { session: s.view, messages }, {
-      human: [new TextEncoder().encode(renderText(s.view, messages, styled))],
+      human: [
+        new TextEncoder().encode(
+          renderText(s.view, messages, styled, full ? null : SHOW_DIFF_LINES),
+        ),
+      ],
       page: a.values["no-pager"] !== true,
       warnings: o.warnings,
       reason: s.view.evicted

@@ -211,3 +211,5 @@ export const HISTORY_KIND = "history_prompt";
 export const TOMBSTONE_HEAD_BYTES = 4096;
 /** `sessions changes`: lines of context around each change in a diff. */
 export const CHANGES_CONTEXT_LINES = 3;
+/** `sessions show` folds an edit's inline diff to this many lines unless --full. */
+export const SHOW_DIFF_LINES = 40;

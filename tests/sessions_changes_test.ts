@@ -391,3 +391,23 @@ Deno.test({
   ignore: !REAL,
   fn: () => overGenuineTranscripts([REAL!], 5),
 });
+
+Deno.test("sessions show folds a long inline diff unless --full; the exports carry it whole", async () => {
+  await using w = await world();
+  const app = w.dir("app");
+  const t = new Transcript({ sessionId: SID, cwd: app, start: "2026-03-01T09:00:00.000Z" });
+  t.user("write the table");
+  const body = Array.from({ length: 60 }, (_, i) => `row ${i + 1}`).join("\n") + "\n";
+  t.toolUse("Write", { file_path: join(app, "table.txt"), content: body });
+  t.toolResult("File created successfully at: table.txt", { toolUseResult: { type: "create" } });
+  await put(w, t);
+  await ingest(w);
+  const folded = await cliOk(w.sb, ["sessions", "show", SID, "--no-pager"], { cwd: app });
+  assert.match(folded.out, /\+row 39\n/);
+  assert.doesNotMatch(folded.out, /\+row 40\n/, "40 lines: the hunk header and 39 rows");
+  assert.match(folded.out, /… 21 more line\(s\); --full or sessions changes shows them/);
+  const full = await cliOk(w.sb, ["sessions", "show", SID, "--no-pager", "--full"], { cwd: app });
+  assert.match(full.out, /\+row 60\n/);
+  const md = await cliOk(w.sb, ["sessions", "export", SID, "--format", "md"], { cwd: app });
+  assert.match(md.out, /\+row 60\n/);
+});

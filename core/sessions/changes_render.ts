@@ -44,9 +44,28 @@ function paint(line: string, styled: boolean): string {
   return e;
 }
 
-/** One change's lines for a terminal, each prefixed by `pad`. */
-export function changeText(c: Change, pad: string, styled: boolean): string {
-  return bodyLines(c).map((l) => pad + paint(l, styled) + "\n").join("");
+/**
+ * One change's lines for a terminal, each prefixed by `pad`; at most `max` of them (null:
+ * all), the rest counted on a line of their own, set in `dim`.
+ */
+export function changeText(
+  c: Change,
+  pad: string,
+  styled: boolean,
+  max: number | null = null,
+  dim: (s: string) => string = (s) => s,
+): string {
+  const all = bodyLines(c);
+  const shown = max === null ? all : all.slice(0, max);
+  const out = shown.map((l) => pad + paint(l, styled) + "\n");
+  if (shown.length < all.length) {
+    out.push(
+      `${pad}${
+        dim(`… ${all.length - shown.length} more line(s); --full or sessions changes shows them`)
+      }\n`,
+    );
+  }
+  return out.join("");
 }
 
 function shown(path: string, base: string | null): string {

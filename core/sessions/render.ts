@@ -60,8 +60,16 @@ function roleOf(m: Message): "you" | "claude" | null {
   return null;
 }
 
-/** The conversation for a terminal; `styled` adds ANSI bold/dim. Text is escaped here. */
-export function renderText(v: SessionView, msgs: Message[], styled: boolean): string {
+/**
+ * The conversation for a terminal; `styled` adds ANSI bold/dim. Text is escaped here. A
+ * call's diff is folded to `diffMax` lines (null: whole), as its result is.
+ */
+export function renderText(
+  v: SessionView,
+  msgs: Message[],
+  styled: boolean,
+  diffMax: number | null = null,
+): string {
   const e = escapeControls;
   const b = (s: string) => (styled ? BOLD + s + RESET : s);
   const d = (s: string) => (styled ? DIM + s + RESET : s);
@@ -91,7 +99,7 @@ export function renderText(v: SessionView, msgs: Message[], styled: boolean): st
           }
         }
         for (const c of m.changes ?? []) {
-          out.push(`    ${d(e(changeLabel(c)))}\n`, changeText(c, "    ", styled));
+          out.push(`    ${d(e(changeLabel(c)))}\n`, changeText(c, "    ", styled, diffMax, d));
         }
         break;
       }
