@@ -24,20 +24,11 @@ import { planRestore, writeRestore } from "../core/sessions/restore.ts";
 import { runBrowser, stdTerminal } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/recall/scope.ts";
-import { tagProblem } from "../core/sessions/titles.ts";
 import { DERIVED_SCHEMA, SHOW_DIFF_LINES, SHOW_RESULT_LINES } from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
-import { emptySearch, searchSessions } from "./sessions_search.ts";
+import { emptySearch, searchSessions, tagFlags } from "./sessions_search.ts";
 import { changes, emptyChanges } from "./sessions_changes.ts";
-import {
-  BOUND_OPTIONS,
-  list,
-  openForRead,
-  PROJECT_OPTION,
-  scopeOf,
-  str,
-  wholeFlag,
-} from "./common.ts";
+import { BOUND_OPTIONS, openForRead, PROJECT_OPTION, scopeOf, str, wholeFlag } from "./common.ts";
 
 const VERBS = [
   "show",
@@ -108,11 +99,7 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
   const since = boundFlag("--since", str(a.values, "since"), "start");
   const until = boundFlag("--until", str(a.values, "until"), "end");
   const limit = wholeFlag(a.values, "limit", 1);
-  const tags = list(a.values, "tag");
-  for (const t of tags) {
-    const p = tagProblem(t);
-    if (p) throw new UsageError(`--tag: ${p}`);
-  }
+  const tags = tagFlags(a);
   const o = await openForRead(ctx, false);
   if (!o.db) return outcome("sessions", { sessions: [] }, { reason: o.reason });
   try {

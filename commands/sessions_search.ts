@@ -21,17 +21,23 @@ export function emptySearch(a: Parsed) {
   return { query: q.text, truncated: q.truncated, sessions: [] as unknown[] };
 }
 
+/** The `--tag` values, each checked as a tag (exit 2 on one that cannot be). */
+export function tagFlags(a: Parsed): string[] {
+  const tags = list(a.values, "tag");
+  for (const t of tags) {
+    const p = tagProblem(t);
+    if (p) throw new UsageError(`--tag: ${p}`);
+  }
+  return tags;
+}
+
 export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> {
   const words = a.positionals.slice(1);
   if (words.length === 0) throw new UsageError("sessions search needs words to look for");
   const since = boundFlag("--since", str(a.values, "since"), "start");
   const until = boundFlag("--until", str(a.values, "until"), "end");
   const limit = wholeFlag(a.values, "limit", 1);
-  const tags = list(a.values, "tag");
-  for (const t of tags) {
-    const p = tagProblem(t);
-    if (p) throw new UsageError(`--tag: ${p}`);
-  }
+  const tags = tagFlags(a);
   const q = parseQuery(words.join(" "));
   const empty = emptySearch(a);
   const warnings: string[] = q.truncated ? [TRUNCATED_NOTE] : [];

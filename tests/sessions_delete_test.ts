@@ -9,6 +9,7 @@ import { DatabaseSync } from "node:sqlite";
 import { appendTo, cliArgs, cliOk, query, runCli, type Sandbox } from "./helpers.ts";
 import { holdLock, ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { data, sha256 } from "./maint_helpers.ts";
+import { runWithInput } from "./setup_helpers.ts";
 
 const A = "aaaaaaaa-0000-4000-8000-000000000001";
 const B = "bbbbbbbb-0000-4000-8000-000000000002";
@@ -272,39 +273,16 @@ Deno.test("sessions delete asks once; no answer, a no, or --dry-run deletes noth
   assert.match(closed.err, /no answer to read/);
 
   for (const answer of ["n\n", "\n", "yes please\n"]) {
-    const out = await withStdin(w.sb, ["sessions", "delete", A], answer);
+    const out = await runWithInput(w.sb, ["sessions", "delete", A], answer);
     assert.equal(out.code, 1, `answer ${JSON.stringify(answer)} deletes nothing`);
     assert.match(out.err, /nothing was deleted/);
   }
   assert.deepEqual(rowsOf(store, [aNo]), before);
 
-  const yes = await withStdin(w.sb, ["sessions", "delete", A], "y\n");
+  const yes = await runWithInput(w.sb, ["sessions", "delete", A], "y\n");
   assert.equal(yes.code, 0, yes.err);
   assert.equal(sessionNo(store, `${A}.jsonl`), null);
 });
-
-/** Runs the CLI with this text on stdin, then stdin closed. */
-async function withStdin(
-  sb: Sandbox,
-  args: string[],
-  input: string,
-): Promise<{ code: number; out: string; err: string }> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(args),
-    cwd: sb.dir,
-    env: sb.env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const wr = child.stdin.getWriter();
-  await wr.write(new TextEncoder().encode(input));
-  await wr.close();
-  const o = await child.output();
-  const d = new TextDecoder();
-  return { code: o.code, out: d.decode(o.stdout), err: d.decode(o.stderr) };
-}
 
 Deno.test("sessions delete: the tombstone keeps the transcript out across passes, a resumed file and reindex", async () => {
   const { w, aFile } = await fixture();
@@ -494,55 +472,19 @@ function writtenFiles(sb: Sandbox): string[] {
   return [sb.store, `${sb.store}-wal`, ...snaps.flatMap((s) => [s, `${s}-journal`])];
 }
 
-/** Runs the CLI under strace, killed (SIGKILL) at the `n`th `syscall` on the store's files. */
-async function killedAt(
+/** The CLI under strace, tracing only calls on `files` (strace's -P). */
+function straced(
   sb: Sandbox,
   args: string[],
-  syscall: string,
-  n: number,
   files: string[],
+  options: string[],
 ): Promise<Deno.CommandOutput> {
-  return await new Deno.Command("strace", {
+  return new Deno.Command("strace", {
     args: [
       "-f",
       "-qq",
-      "-o",
-      "/dev/null",
       ...files.flatMap((f) => ["-P", f]),
-      "-e",
-      `trace=${syscall}`,
-      "-e",
-      `inject=${syscall}:signal=KILL:when=${n}`,
-      Deno.execPath(),
-      ...cliArgs(args),
-    ],
-    cwd: sb.dir,
-    env: sb.env,
-    clearEnv: true,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-}
-
-/** How many times each of these syscalls touched the files in one uninterrupted run. */
-async function syscallCounts(
-  sb: Sandbox,
-  args: string[],
-  syscalls: string[],
-  files: string[],
-): Promise<Map<string, number>> {
-  const out = join(sb.dir, "strace-count.txt");
-  const o = await new Deno.Command("strace", {
-    args: [
-      "-f",
-      "-qq",
-      "-c",
-      "-o",
-      out,
-      ...files.flatMap((f) => ["-P", f]),
-      "-e",
-      `trace=${syscalls.join(",")}`,
+      ...options,
       Deno.execPath(),
       ...cliArgs(args),
     ],
@@ -553,6 +495,35 @@ async function syscallCounts(
     stdout: "null",
     stderr: "piped",
   }).output();
+}
+
+/** Runs the CLI killed (SIGKILL) at the `n`th `syscall` on the store's files. */
+function killedAt(
+  sb: Sandbox,
+  args: string[],
+  syscall: string,
+  n: number,
+  files: string[],
+): Promise<Deno.CommandOutput> {
+  return straced(sb, args, files, [
+    "-o",
+    "/dev/null",
+    "-e",
+    `trace=${syscall}`,
+    "-e",
+    `inject=${syscall}:signal=KILL:when=${n}`,
+  ]);
+}
+
+/** How many times each of these syscalls touched the files in one uninterrupted run. */
+async function syscallCounts(
+  sb: Sandbox,
+  args: string[],
+  syscalls: string[],
+  files: string[],
+): Promise<Map<string, number>> {
+  const out = join(sb.dir, "strace-count.txt");
+  const o = await straced(sb, args, files, ["-c", "-o", out, "-e", `trace=${syscalls.join(",")}`]);
   assert.equal(o.code, 0, new TextDecoder().decode(o.stderr));
   const counts = new Map<string, number>();
   for (const line of Deno.readTextFileSync(out).split("\n")) {

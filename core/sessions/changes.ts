@@ -306,16 +306,116 @@ function writeKind(r: Result | undefined, knownBefore: boolean): Change["write"]
   return knownBefore ? "overwritten" : null;
 }
 
+/** One tool call as the change builders see it. */
+interface Call {
+  input: Obj;
+  result: Result | undefined;
+  cwd: string | null;
+  /** What the transcript proves each file holds now (its lines), when it proves it. */
+  known: Map<string, string>;
+  /** A change of this call to the file its input names under `key`; null when it names none. */
+  start(tool: ChangeTool, key: string): Change | null;
+}
+
+/** The content a successful call's result recorded the file had before it, if it did. */
+function recordedBefore(c: Call): string | null {
+  return c.result && !c.result.isError ? str(c.result.structured?.originalFile) : null;
+}
+
+function editChange(call: Call, tool: "Edit" | "MultiEdit"): Change | null {
+  const c = call.start(tool, "file_path");
+  if (!c) return null;
+  const edits = tool === "Edit"
+    ? [call.input]
+    : (Array.isArray(call.input.edits) ? call.input.edits : []).map((e) => obj(e) ?? {});
+  const before = recordedBefore(call) ?? call.known.get(c.path) ?? null;
+  let after: string | null = before;
+  for (const e of edits) {
+    if (after === null) break;
+    after = replaced(
+      after,
+      str(e.old_string) ?? "",
+      str(e.new_string) ?? "",
+      e.replace_all === true,
+    );
+  }
+  if (before !== null && after !== null) {
+    c.whole_file = true;
+    c.hunks = hunksOf(before, after, c.path);
+    if (c.status === "applied") call.known.set(c.path, after);
+  } else {
+    // the file's content is not proven here: each edit is its strings' own diff
+    for (const e of edits) {
+      c.hunks.push(
+        ...hunksOf(
+          withNewline(str(e.old_string) ?? ""),
+          withNewline(str(e.new_string) ?? ""),
+          c.path,
+        ),
+      );
+    }
+    if (c.status === "applied") call.known.delete(c.path);
+  }
+  return Object.assign(c, counts(c.hunks));
+}
+
+function writeChange(call: Call): Change | null {
+  const c = call.start("Write", "file_path");
+  if (!c) return null;
+  const content = str(call.input.content) ?? "";
+  const before = recordedBefore(call) ?? call.known.get(c.path) ?? null;
+  c.write = writeKind(call.result, before !== null);
+  if (c.write === "created" || before !== null) {
+    c.whole_file = true;
+    c.hunks = hunksOf(c.write === "created" ? "" : before!, content, c.path);
+  } else {
+    c.content = content;
+  }
+  const n = counts(c.hunks);
+  c.added = c.content !== null ? lineCount(content) : n.added;
+  c.removed = n.removed;
+  if (c.status === "applied") call.known.set(c.path, content);
+  return c;
+}
+
+function notebookChange(call: Call): Change | null {
+  const c = call.start("NotebookEdit", "notebook_path");
+  if (!c) return null;
+  const mode = str(call.input.edit_mode) ?? "replace";
+  c.cell = { id: str(call.input.cell_id), type: str(call.input.cell_type), mode };
+  const source = str(call.input.new_source) ?? "";
+  if (mode !== "delete") c.hunks = hunksOf("", withNewline(source), c.path);
+  // a notebook's file is JSON: its content is no longer what any Read showed
+  if (c.status === "applied") call.known.delete(c.path);
+  return Object.assign(c, counts(c.hunks));
+}
+
+function shellChanges(call: Call, make: (path: string) => Change): Change[] {
+  const command = str(call.input.command);
+  if (!command) return [];
+  const out: Change[] = [];
+  for (const words of shellCommands(command)) {
+    for (const op of shellFileOps(words)) {
+      const c = make(absolute(op.path, call.cwd));
+      c.command = words.join(" ");
+      c.shell = op.shell;
+      if (c.status === "applied") call.known.delete(c.path);
+      out.push(c);
+    }
+  }
+  return out;
+}
+
 /**
  * Every file change the session's tool calls made, per file in order of first change, each
  * change in transcript order. `turnIds` maps a record uuid to its turn id.
  */
 export function sessionChanges(records: Rec[], turnIds: Map<string, number>): SessionChanges {
   const results = resultsOf(records);
-  /** What the transcript proves each file holds now (its lines), when it proves it. */
   const known = new Map<string, string>();
   const byFile = new Map<string, Change[]>();
-  const push = (c: Change) => {
+  const push = (c: Change | null) => {
+    if (!c) return;
     const list = byFile.get(c.path) ?? [];
     list.push(c);
     byFile.set(c.path, list);
@@ -331,105 +431,26 @@ export function sessionChanges(records: Rec[], turnIds: Map<string, number>): Se
       const name = str(b.name);
       const input = obj(b.input) ?? {};
       const id = str(b.id);
-      const r = id ? results.get(id) : undefined;
+      const result = id ? results.get(id) : undefined;
+      const make = (tool: ChangeTool, path: string) => base(tool, path, turnId, id, ts, result);
+      const call: Call = {
+        input,
+        result,
+        cwd,
+        known,
+        start(tool, key) {
+          const p = str(input[key]);
+          return p ? make(tool, absolute(p, cwd)) : null;
+        },
+      };
       if (name === "Read") {
         const path = str(input.file_path);
-        const content = path ? readContent(r) : null;
+        const content = path ? readContent(result) : null;
         if (path && content !== null) known.set(absolute(path, cwd), content);
-        continue;
-      }
-      if (name === "Edit" || name === "MultiEdit") {
-        const p = str(input.file_path);
-        if (!p) continue;
-        const path = absolute(p, cwd);
-        const edits = name === "Edit" ? [input] : (Array.isArray(input.edits) ? input.edits : [])
-          .map((e) => obj(e) ?? {});
-        const c = base(name, path, turnId, id, ts, r);
-        const original = r && !r.isError ? str(r.structured?.originalFile) : null;
-        const before = original ?? known.get(path) ?? null;
-        let after: string | null = before;
-        for (const e of edits) {
-          if (after === null) break;
-          after = replaced(
-            after,
-            str(e.old_string) ?? "",
-            str(e.new_string) ?? "",
-            e.replace_all === true,
-          );
-        }
-        if (before !== null && after !== null) {
-          c.whole_file = true;
-          c.hunks = hunksOf(before, after, path);
-          if (c.status === "applied") known.set(path, after);
-        } else {
-          // the file's content is not proven here: each edit is its strings' own diff
-          for (const e of edits) {
-            c.hunks.push(...hunksOf(
-              withNewline(str(e.old_string) ?? ""),
-              withNewline(str(e.new_string) ?? ""),
-              path,
-            ));
-          }
-          if (c.status === "applied") known.delete(path);
-        }
-        Object.assign(c, counts(c.hunks));
-        push(c);
-        continue;
-      }
-      if (name === "Write") {
-        const p = str(input.file_path);
-        if (!p) continue;
-        const path = absolute(p, cwd);
-        const content = str(input.content) ?? "";
-        const c = base("Write", path, turnId, id, ts, r);
-        const original = r && !r.isError ? str(r.structured?.originalFile) : null;
-        const before = original ?? known.get(path) ?? null;
-        c.write = writeKind(r, before !== null);
-        if (c.write === "created") {
-          c.whole_file = true;
-          c.hunks = hunksOf("", content, path);
-        } else if (before !== null) {
-          c.whole_file = true;
-          c.hunks = hunksOf(before, content, path);
-        } else {
-          c.content = content;
-        }
-        const n = counts(c.hunks);
-        c.added = c.content !== null ? lineCount(content) : n.added;
-        c.removed = n.removed;
-        if (c.status === "applied") known.set(path, content);
-        push(c);
-        continue;
-      }
-      if (name === "NotebookEdit") {
-        const p = str(input.notebook_path);
-        if (!p) continue;
-        const path = absolute(p, cwd);
-        const c = base("NotebookEdit", path, turnId, id, ts, r);
-        const mode = str(input.edit_mode) ?? "replace";
-        c.cell = { id: str(input.cell_id), type: str(input.cell_type), mode };
-        const source = str(input.new_source) ?? "";
-        if (mode !== "delete") c.hunks = hunksOf("", withNewline(source), path);
-        Object.assign(c, counts(c.hunks));
-        // a notebook's file is JSON: its content is no longer what any Read showed
-        if (c.status === "applied") known.delete(path);
-        push(c);
-        continue;
-      }
-      if (name === "Bash") {
-        const command = str(input.command);
-        if (!command) continue;
-        for (const words of shellCommands(command)) {
-          for (const op of shellFileOps(words)) {
-            const path = absolute(op.path, cwd);
-            const c = base("Bash", path, turnId, id, ts, r);
-            c.command = words.join(" ");
-            c.shell = op.shell;
-            if (c.status === "applied") known.delete(path);
-            push(c);
-          }
-        }
-      }
+      } else if (name === "Edit" || name === "MultiEdit") push(editChange(call, name));
+      else if (name === "Write") push(writeChange(call));
+      else if (name === "NotebookEdit") push(notebookChange(call));
+      else if (name === "Bash") shellChanges(call, (p) => make("Bash", p)).forEach(push);
     }
   }
   return summarize([...byFile.entries()].map(([path, changes]) => ({
