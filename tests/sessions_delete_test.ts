@@ -636,3 +636,30 @@ Deno.test("sessions delete under SIGKILL at ten points: the session is all there
   assert.ok(outcomes.some((o) => o.endsWith("store:there")), outcomes.join(" "));
   assert.ok(outcomes.some((o) => o.endsWith("store:gone")), outcomes.join(" "));
 });
+
+Deno.test("sessions delete of a subagent alone leaves its parent and the parent's prompts", async () => {
+  const { w } = await fixture();
+  await using _ = w;
+  const store = w.sb.store;
+  const sideKey = `${A}/subagents/agent-a1.jsonl`;
+  const sideNo = sessionNo(store, sideKey)!;
+  const r = await cliOk(w.sb, ["sessions", "delete", String(sideNo), "--yes", "--json"]);
+  const doc = data<{ prompts_deleted: number; sessions: { session_key: string }[] }>(r.out);
+  assert.deepEqual(doc.sessions.map((s) => s.session_key), [sideKey]);
+  assert.equal(doc.prompts_deleted, 0, "a subagent reports its parent's id: no prompt goes");
+  assert.equal(sessionNo(store, sideKey), null);
+  assert.notEqual(sessionNo(store, `${A}.jsonl`), null);
+  assert.equal(countWhere(store, "SELECT count(*) AS n FROM decisions WHERE session_id = ?", A), 2);
+  // two references at once, one of them twice: each session once
+  const bNo = sessionNo(store, `${B}.jsonl`)!;
+  const both = await cliOk(w.sb, ["sessions", "delete", B, C, `#${bNo}`, "--yes", "--json"]);
+  assert.deepEqual(
+    data<{ sessions: { session_key: string }[] }>(both.out).sessions.map((s) => s.session_key),
+    [`${B}.jsonl`, `${C}.jsonl`],
+  );
+  const missing = await runCli(w.sb, ["sessions", "delete", "4242", "--yes"]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.err, /no archived session matches '4242'/);
+  const none = await runCli(w.sb, ["sessions", "delete"]);
+  assert.equal(none.code, 2);
+});
