@@ -18,6 +18,7 @@ const DOCUMENTED_CODE: Record<string, { code: number; why: RegExp }> = {
   // with no answer to read (stdin closed), nothing moves or is deleted, and the exit is 1
   "terminus data move ~/archive/terminus": { code: 1, why: /no answer to read/ },
   "terminus uninstall --purge": { code: 1, why: /purge/ },
+  "terminus sessions delete 42": { code: 1, why: /no answer to read/ },
   // the browser is interactive: without a terminal it says so and exits 1
   "terminus sessions browse": { code: 1, why: /needs a terminal/ },
 };
@@ -27,6 +28,10 @@ const NOT_RUN: [RegExp, string][] = [
   [/^deno task install$/, "install_test.ts runs install in a sandbox HOME"],
   [/^deno task test$/, "the suite itself"],
   [/^(rm|cp) /, "the restore steps, run literally in maintenance_test.ts"],
+  [
+    /^terminus sessions delete 42 .*--yes/,
+    "it deletes the one session the later lines read: sessions_delete_test.ts runs each flag",
+  ],
   [/\u2026/, "a path elided with an ellipsis, shown for its form"],
   [
     /^cd \S+ && claude --resume /,
