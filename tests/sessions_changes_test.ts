@@ -15,8 +15,7 @@ import { listSessions } from "../core/store/query.ts";
 import { loadSession } from "../core/sessions/load.ts";
 import { type Change, diffLines, sameLines, sessionChanges } from "../core/sessions/changes.ts";
 import { renderText } from "../core/sessions/render.ts";
-import { attachChanges } from "../core/sessions/changes.ts";
-import { conversation } from "../core/sessions/conversation.ts";
+import { attachChanges, conversation } from "../core/sessions/conversation.ts";
 
 const CORPUS = Deno.env.get("TERMINUS_TEST_CORPUS");
 const REAL = Deno.env.get("TERMINUS_TEST_REAL");

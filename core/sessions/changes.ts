@@ -12,7 +12,6 @@
 import { structuredPatch } from "diff";
 import { contentBlocks, type Json, type Rec, str } from "../transcript/records.ts";
 import { CHANGES_CONTEXT_LINES } from "../constants.ts";
-import type { Message } from "./conversation.ts";
 
 export type ChangeTool = "Edit" | "MultiEdit" | "Write" | "NotebookEdit" | "Bash";
 
@@ -485,25 +484,6 @@ function withNewline(s: string): string {
 export function onlyFile(c: SessionChanges, path: string, cwd: string): SessionChanges {
   const want = absolute(path, cwd);
   return summarize(c.files.filter((f) => f.path === want || f.path === path));
-}
-
-/** Puts each call's changes on its message, to be shown inline where the edit happened. */
-export function attachChanges(msgs: Message[], c: SessionChanges): Message[] {
-  const byCall = new Map<string, Change[]>();
-  for (const f of c.files) {
-    for (const ch of f.changes) {
-      if (!ch.tool_use_id) continue;
-      const list = byCall.get(ch.tool_use_id) ?? [];
-      list.push(ch);
-      byCall.set(ch.tool_use_id, list);
-    }
-  }
-  for (const m of msgs) {
-    if (m.type !== "tool_call" || !m.tool_use_id) continue;
-    const list = byCall.get(m.tool_use_id);
-    if (list) m.changes = list;
-  }
-  return msgs;
 }
 
 /** A change's diff as unified-diff text lines (the `---`/`+++` header is the caller's). */

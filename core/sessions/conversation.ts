@@ -12,7 +12,7 @@ import {
 } from "../transcript/records.ts";
 import { SHOW_ARG_CHARS } from "../constants.ts";
 import { foldCut, promptText } from "./titles.ts";
-import type { Change } from "./changes.ts";
+import type { Change, SessionChanges } from "./changes.ts";
 
 export interface ToolResult {
   /** The result text, folded to `max_lines` unless the whole was asked for. */
@@ -190,4 +190,23 @@ function placeSubagents(msgs: Message[], subs: SubagentLink[]): Message[] {
   }
   while (i < links.length) out.push(links[i++]);
   return out;
+}
+
+/** Puts each call's changes on its message, to be shown inline where the edit happened. */
+export function attachChanges(msgs: Message[], c: SessionChanges): Message[] {
+  const byCall = new Map<string, Change[]>();
+  for (const f of c.files) {
+    for (const ch of f.changes) {
+      if (!ch.tool_use_id) continue;
+      const list = byCall.get(ch.tool_use_id) ?? [];
+      list.push(ch);
+      byCall.set(ch.tool_use_id, list);
+    }
+  }
+  for (const m of msgs) {
+    if (m.type !== "tool_call" || !m.tool_use_id) continue;
+    const list = byCall.get(m.tool_use_id);
+    if (list) m.changes = list;
+  }
+  return msgs;
 }
