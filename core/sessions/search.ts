@@ -5,7 +5,7 @@
  * the ranked turns are its own and the best turn's excerpt.
  */
 import type { Db } from "../store/db.ts";
-import { listSessions, type Visibility } from "../store/query.ts";
+import { listSessions, type SessionRow, type Visibility } from "../store/query.ts";
 import type { Query } from "../recall/query.ts";
 import { cutExcerpts, type Hit, searchHits } from "../recall/search.ts";
 import { SEARCH_POOL } from "../constants.ts";
@@ -52,20 +52,28 @@ function rankedTurns(db: Db, a: SessionSearchArgs): Hit[] {
 export function sessionHits(db: Db, a: SessionSearchArgs): { hits: SessionHit[]; turns: Hit[] } {
   if (!a.query.match) return { hits: [], turns: [] };
   const turns = rankedTurns(db, a);
-  // the listing's own filters: sessions that overlap the bounds and carry every tag
-  const rows = new Map(
-    listSessions(db, a.vis, { since: a.since, until: a.until, tags: a.tags }).map((
-      r,
-    ) => [r.session_no, r]),
-  );
   const bySession = new Map<number, { best: Hit; hits: number }>();
   for (const h of turns) {
-    if (!rows.has(h.session_no)) continue;
     const s = bySession.get(h.session_no);
     if (s) s.hits++;
     else bySession.set(h.session_no, { best: h, hits: 1 });
   }
-  const ordered = [...bySession.entries()].slice(0, a.limit ?? undefined);
+  // the listing's own filters, asked of each hit's session in rank order (sessions that
+  // overlap the bounds and carry every tag), until --limit of them are kept
+  const rows = new Map<number, SessionRow>();
+  const ordered: [number, { best: Hit; hits: number }][] = [];
+  for (const [no, s] of bySession) {
+    if (a.limit !== null && ordered.length >= a.limit) break;
+    const row = listSessions(db, a.vis, {
+      since: a.since,
+      until: a.until,
+      tags: a.tags,
+      sessionNo: no,
+    })[0];
+    if (!row) continue;
+    rows.set(no, row);
+    ordered.push([no, s]);
+  }
   const best = ordered.map(([, s]) => s.best);
   const hits = ordered.map(([no, s]) => ({
     session: viewOf(rows.get(no)!, a.filter),
