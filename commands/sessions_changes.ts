@@ -47,6 +47,12 @@ export async function changes(ctx: Context, a: Parsed): Promise<Outcome> {
     return outcome(NAME, { session: viewOf(row, egress(redacting)), ...c }, {
       human: c.files.length ? [changesText(c, row.project, styled)] : [],
       warnings: o.warnings,
+      // what the transcript cannot prove, said where a person reads the listing
+      counts: c.files.length
+        ? [
+          "from the session's own tool calls: a file changed any other way (an editor, a formatter, any shell command but mv and rm) is not shown",
+        ]
+        : [],
       reason: c.files.length === 0
         ? (file !== undefined
           ? `session #${row.session_no} made no change to ${file} that its tool calls show`

@@ -197,6 +197,7 @@ Deno.test("sessions changes: per file, in order, with summaries, failures, the s
   assert.match(human.out, /Bash \(by shell, not reconstructed\)/);
   assert.match(human.out, /^ {4}@@ -1,3 \+1,3 @@$/m);
   assert.match(human.out, /^7 file\(s\), 9 change\(s\), 1 failed: \+9 -2$/m);
+  assert.match(human.err, /a file changed any other way .* is not shown/);
 
   const one = await w.json(["sessions", "changes", SID, "--file", "README.md"], { cwd: app });
   assert.deepEqual((one.data as unknown as ChangesDoc).files.map((f) => f.path), [
