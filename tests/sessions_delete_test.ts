@@ -300,6 +300,9 @@ Deno.test("sessions delete: the tombstone keeps the transcript out across passes
     JSON.stringify(status.data),
     /2 transcript\(s\) skipped: their sessions were deleted with terminus sessions delete/,
   );
+  // backfill counts nothing left to do: the pass would skip the deleted transcripts
+  const sized = await cliOk(w.sb, ["backfill"]);
+  assert.match(sized.err, /nothing to archive: every transcript is archived to its end/);
   // Claude Code resumes the session: the file grows from the same first bytes
   const more = new Transcript({
     sessionId: A,

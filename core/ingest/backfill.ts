@@ -5,6 +5,7 @@
  * `terminus install` reuses both halves as its last step.
  */
 import { type Config, isExcluded } from "../config.ts";
+import { allTombstones, type Tombstone } from "../store/tombstones_sql.ts";
 import { BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../constants.ts";
 import { measuredRate } from "../store/runs.ts";
 import type { Resolved } from "../setup_context.ts";
@@ -34,17 +35,19 @@ export interface BackfillSize {
  */
 export function sizeBackfill(r: Resolved): BackfillSize {
   let states = new Map<string, SessionState>();
+  let tombstones = new Map<string, Tombstone>();
   let measured: number | null = null;
   const opened = openRead(r.store);
   if (opened) {
     try {
       states = allSessionStates(opened.db);
+      tombstones = allTombstones(opened.db);
       measured = measuredRate(opened.db, RATE_SAMPLE_MIN_BYTES);
     } finally {
       opened.db.close();
     }
   }
-  const size = sizeAgainst(r.cfg, r.roots, states);
+  const size = sizeAgainst(r.cfg, r.roots, states, tombstones);
   if (measured === null) return size;
   return { ...size, rate: measured, rateFrom: "last pass", seconds: size.bytes / measured };
 }
@@ -54,6 +57,8 @@ export function sizeAgainst(
   cfg: Config,
   roots: string[],
   states: Map<string, SessionState>,
+  /** Deleted sessions' tombstones, by key: the pass skips their transcripts. */
+  tombstones: Map<string, Tombstone> = new Map(),
 ): BackfillSize {
   const r = { cfg, roots };
   const found = discover(r.roots, r.cfg.exclude);
@@ -61,9 +66,13 @@ export function sizeAgainst(
   let transcripts = 0;
   let bytes = 0;
   for (const f of found.files) {
-    const state = states.get(keyFor(f.path).sessionKey);
+    const key = keyFor(f.path).sessionKey;
+    const state = states.get(key);
     // a session already filed under an excluded project is skipped by the pass, unread
     if (state && isExcluded(r.cfg, state.project)) continue;
+    // a deleted session's transcript is skipped too (by key: sizing opens no file, and a
+    // different transcript under a deleted key is too rare to be worth reading for)
+    if (!state && tombstones.has(key)) continue;
     let size: number;
     try {
       size = Deno.statSync(f.path).size;

@@ -346,7 +346,10 @@ class Pass {
     for (const f of files) {
       try {
         const size = Deno.statSync(f.path).size;
-        n += Math.max(0, size - (this.states.get(this.keyOf(f).sessionKey)?.offset ?? 0));
+        const key = this.keyOf(f).sessionKey;
+        const state = this.states.get(key);
+        if (!state && this.tombstones.has(key)) continue; // deleted: skipped, unread
+        n += Math.max(0, size - (state?.offset ?? 0));
       } catch { /* it is reported when it is archived */ }
     }
     return n;
