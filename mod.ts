@@ -20,13 +20,23 @@ import { processEnv } from "./core/paths.ts";
 
 const encoder = new TextEncoder();
 
-function write(stream: typeof Deno.stdout, chunks: Chunk[]): void {
-  for (const c of chunks) {
-    let buf = typeof c === "string" ? encoder.encode(c) : c;
-    while (buf.length > 0) {
-      const n = stream.writeSync(buf);
-      buf = buf.subarray(n);
+/**
+ * Writes every chunk; false when the reader has gone (`terminus search x | head -1`): like rg
+ * and gh, a closed pipe ends the output quietly rather than as a stack trace.
+ */
+function write(stream: typeof Deno.stdout, chunks: Chunk[]): boolean {
+  try {
+    for (const c of chunks) {
+      let buf = typeof c === "string" ? encoder.encode(c) : c;
+      while (buf.length > 0) {
+        const n = stream.writeSync(buf);
+        buf = buf.subarray(n);
+      }
     }
+    return true;
+  } catch (e) {
+    if (e instanceof Deno.errors.BrokenPipe) return false;
+    throw e;
   }
 }
 
@@ -180,5 +190,13 @@ async function main(argv: string[]): Promise<number> {
 }
 
 if (import.meta.main) {
-  Deno.exit(await main(Deno.args));
+  let code: number;
+  try {
+    code = await main(Deno.args);
+  } catch (e) {
+    // a command that wrote on its own (data move's questions) met a closed pipe: end quietly
+    if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
+    code = 0;
+  }
+  Deno.exit(code);
 }

@@ -1,6 +1,6 @@
 /** Small pieces the read commands share: opening the store, scope, and flag values. */
 import type { Context } from "../core/context.ts";
-import { UsageError } from "../core/errors.ts";
+import { noStoreYet, UsageError } from "../core/errors.ts";
 import { resolveAll, type Resolved } from "../core/setup_context.ts";
 import { type Db, openRead } from "../core/store/db.ts";
 import { resolveScope, type Scope } from "../core/recall/scope.ts";
@@ -15,7 +15,7 @@ export type ReadOpen =
 export async function openForRead(ctx: Context, readsBlocks = true): Promise<ReadOpen> {
   const r = resolveAll(ctx);
   const o = openRead(r.store);
-  if (!o) return { db: null, r, reason: `no store yet at ${r.store}` };
+  if (!o) return { db: null, r, reason: noStoreYet(r.store) };
   if (readsBlocks) await initReader();
   return { db: o.db, r, warnings: o.warnings };
 }

@@ -13,7 +13,16 @@ export const command: Command = {
   async run(ctx, a) {
     if (a.positionals.length) throw new UsageError("mcp takes no arguments");
     const { serveStdio } = await import("../mcp/server.ts");
-    await serveStdio(ctx.env);
+    // Each call reads the directory afresh (so one removed since start-up is said), unless
+    // the process was handed another: `deno task terminus mcp` runs in the checkout and
+    // answers for the folder it was typed in.
+    let started: string | null = null;
+    try {
+      started = Deno.cwd();
+    } catch { /* unreadable now: each call says so */ }
+    const handed = ctx.cwd;
+    const fixed = started !== null && handed !== started;
+    await serveStdio(ctx.env, fixed ? () => handed : () => Deno.cwd());
     return outcome("mcp", null);
   },
 };

@@ -1,4 +1,5 @@
 /** terminus reindex: rebuild the derived tables from the archived blocks, same turn ids. */
+import { noStoreYet } from "../core/errors.ts";
 import type { Command } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -21,7 +22,7 @@ export const command: Command = {
     const ro = openRead(r.store);
     if (!ro) {
       return outcome("reindex", empty(), {
-        reason: `no store yet at ${r.store}; nothing to rebuild`,
+        reason: `${noStoreYet(r.store)}; nothing to rebuild`,
       });
     }
     ro.db.close();

@@ -2,6 +2,7 @@
  * terminus retention [--dry-run]: what the next pass would evict and delete under the current
  * rule. It only reports; retention acts inside the pass alone, through the same evaluation.
  */
+import { noStoreYet } from "../core/errors.ts";
 import type { Command } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -22,7 +23,7 @@ export const command: Command = {
     const opened = openRead(r.store);
     if (!opened) {
       return Promise.resolve(outcome("retention", empty(), {
-        reason: `no store yet at ${r.store}; retention has nothing to act on`,
+        reason: `${noStoreYet(r.store)}; retention has nothing to act on yet`,
       }));
     }
     const { db, warnings } = opened;

@@ -108,7 +108,9 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
       return outcome("sessions", { sessions: [] }, { reason: scope.reason, warnings: o.warnings });
     }
     const filter = egress(o.r.cfg.privacy.redactRecall);
-    const views = listSessions(o.db, scope.vis, { since, until, limit, tags }).map((r) =>
+    // --json lists in session_no order, as scripts are promised; a person reads newest first
+    const order = a.json ? "number" : "newest";
+    const views = listSessions(o.db, scope.vis, { since, until, limit, tags, order }).map((r) =>
       viewOf(r, filter)
     );
     return outcome("sessions", { sessions: views }, {

@@ -58,10 +58,14 @@ export const command: Command = {
         const p = projectOfTurn(o.db!, id, o.r.cfg.exclude);
         return p ? `turn ${id} is in ${p}: terminus show ${id} --project ${shellWord(p)}` : null;
       };
+      // Each absent id is said once: on stderr for a person, in `absent` for --json (whose
+      // stderr stays free of what the document already carries).
       if (!scope.ok) {
         return outcome("show", { records: [], absent: allAbsent(scope.reason) }, {
-          reason: scope.reason,
-          warnings: [...o.warnings, ...ids.map((id) => hint(id) ?? `turn ${id}: ${scope.reason}`)],
+          reason: a.json ? scope.reason : null,
+          warnings: a.json
+            ? o.warnings
+            : [...o.warnings, ...ids.map((id) => hint(id) ?? `turn ${id}: ${scope.reason}`)],
         });
       }
       const redacting = o.r.cfg.privacy.redactRecall && a.values.raw !== true;
@@ -74,7 +78,7 @@ export const command: Command = {
         const t = visibleTurn(o.db, id, scope.vis);
         if (typeof t === "string") {
           absent.push({ turn_id: id, reason: t });
-          warnings.push(hint(id) ?? t);
+          if (!a.json) warnings.push(hint(id) ?? t);
           continue;
         }
         const f = readRecord(o.db, t, filter);
@@ -111,7 +115,7 @@ export const command: Command = {
       return outcome("show", { records, absent }, {
         human,
         warnings,
-        reason: records.length === 0 && absent.length ? absent[0].reason : null,
+        reason: a.json && records.length === 0 && absent.length ? absent[0].reason : null,
       });
     } finally {
       o.db.close();

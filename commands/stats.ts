@@ -1,4 +1,5 @@
 /** terminus stats: is what Terminus hands over on each prompt helping? */
+import { noStoreYet } from "../core/errors.ts";
 import type { Command } from "./types.ts";
 import { outcome, row } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -32,7 +33,7 @@ export const command: Command = {
     const r = resolveAll(ctx);
     const o = openRead(r.store);
     if (!o) {
-      return Promise.resolve(outcome("stats", empty(), { reason: `no store yet at ${r.store}` }));
+      return Promise.resolve(outcome("stats", empty(), { reason: noStoreYet(r.store) }));
     }
     try {
       const c = statsCounts(o.db);

@@ -1,4 +1,5 @@
 /** terminus status: the store, its counts, and the last archive pass. Takes no lock. */
+import { noStoreYet } from "../core/errors.ts";
 import type { Command } from "./types.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -6,6 +7,8 @@ import { openRead } from "../core/store/db.ts";
 import { counts, fileSizes } from "../core/store/inspect.ts";
 import { IN_FLIGHT_NOTE, lastRun } from "../core/store/runs.ts";
 import { rootProblems } from "../core/roots.ts";
+import { runningProgress } from "../core/ingest/backfill.ts";
+import { allSessionStates } from "../core/store/archive.ts";
 
 const lines = (s: string | null) => (s ? s.split("\n") : null);
 
@@ -49,7 +52,7 @@ export const command: Command = {
       const unusable = unusableDataDir(r.dataDir);
       return Promise.resolve(outcome("status", empty(), {
         ok: unusable === null,
-        reason: unusable ?? `no store yet at ${r.store}; the first archive pass creates it`,
+        reason: unusable ?? noStoreYet(r.store),
         warnings: roots,
       }));
     }
@@ -94,6 +97,9 @@ export const command: Command = {
         out.push(
           row("last run", run.startedAt),
           row("  duration", run.inFlight ? "not finished" : `${run.durationMs} ms`),
+          ...(run.inFlight
+            ? [row("  progress", runningProgress(r, allSessionStates(db), run))]
+            : []),
           row(
             "  files",
             `${run.filesSeen} walked, ${run.filesCommitted} committed, ${run.filesFailed} failed`,

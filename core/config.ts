@@ -73,6 +73,65 @@ function tomlDetail(e: TomlError): string {
   return text ? `${first} at ${where}: ${text}` : `${first} at ${where}`;
 }
 
+/** Every key terminus.toml reads, by table ("" is the top level). */
+const KNOWN_KEYS: Record<string, string[]> = {
+  "": ["roots", "exclude", "injection", "retention", "snapshot", "capture", "privacy"],
+  injection: ["brief_chars", "prompt_chars"],
+  retention: ["action", "age_days", "project"],
+  snapshot: ["enabled", "interval_hours", "keep"],
+  capture: ["mode"],
+  privacy: ["redact_recall"],
+};
+
+/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
+function distance(a: string, b: string): number {
+  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
+  for (let j = 1; j <= b.length; j++) d[0][j] = j;
+  for (let i = 1; i <= a.length; i++) {
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.length][b.length];
+}
+
+/**
+ * Unknown keys that look like a misspelling of a known one (`brief_char`, `[snapshots]`), one
+ * line each. Unknown keys are ignored, as the file format promises; this only lets doctor say
+ * that a setting someone meant to make is not taking effect. A file that does not parse has
+ * none (its load error says why).
+ */
+export function nearMissKeys(text: string): string[] {
+  let doc: Table;
+  try {
+    doc = parse(text) as Table;
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  const look = (t: Table, table: string) => {
+    const known = KNOWN_KEYS[table];
+    for (const k of Object.keys(t)) {
+      if (known.includes(k)) {
+        const sub = table === "" ? k : null;
+        if (sub && KNOWN_KEYS[sub] && isTable(t[k])) look(t[k] as Table, sub);
+        continue;
+      }
+      const close = known.find((c) => distance(k, c) <= Math.min(2, Math.floor(c.length / 3)));
+      if (close) {
+        const name = (x: string) => (table === "" ? x : `${table}.${x}`);
+        out.push(`${name(k)} is not a setting Terminus reads; did you mean ${name(close)}?`);
+      }
+    }
+  };
+  look(doc, "");
+  return out;
+}
+
 function isTable(v: unknown): v is Table {
   return typeof v === "object" && v !== null && !Array.isArray(v) && !(v instanceof Date);
 }
@@ -104,13 +163,19 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     );
   }
   const cfg = defaultConfig(path);
+  // a value error names the line too, so the person (and the SessionStart message) can go
+  // straight to it
+  const at = (key: string) => {
+    const n = text.split("\n").findIndex((l) => new RegExp(`^\\s*"?${key}"?\\s*=`).test(l));
+    return n < 0 ? "" : ` (line ${n + 1})`;
+  };
 
   // Non-text keys: "" (or a wrong type) fails the load; text keys: "" means unset.
   const list = (t: Table, key: string, where: string): string[] | undefined => {
     if (!(key in t)) return undefined;
     const v = t[key];
     if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-      throw invalid(path, `${where} must be a list of paths`);
+      throw invalid(path, `${where} must be a list of paths${at(key)}`);
     }
     return v as string[];
   };
@@ -119,20 +184,20 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     const v = t[key];
     if (typeof v === "bigint") return Number(v);
     if (typeof v !== "number" || !Number.isInteger(v)) {
-      throw invalid(path, `${where} must be a whole number`);
+      throw invalid(path, `${where} must be a whole number${at(key)}`);
     }
     return v;
   };
   const bool = (t: Table, key: string, where: string): boolean | undefined => {
     if (!(key in t)) return undefined;
     const v = t[key];
-    if (typeof v !== "boolean") throw invalid(path, `${where} must be true or false`);
+    if (typeof v !== "boolean") throw invalid(path, `${where} must be true or false${at(key)}`);
     return v;
   };
   const text_ = (t: Table, key: string, where: string): string | undefined => {
     if (!(key in t)) return undefined;
     const v = t[key];
-    if (typeof v !== "string") throw invalid(path, `${where} must be text`);
+    if (typeof v !== "string") throw invalid(path, `${where} must be text${at(key)}`);
     return v === "" ? undefined : v;
   };
   const table = (t: Table, key: string): Table | undefined => {

@@ -110,8 +110,16 @@ export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
 /** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
 export const PASS_DEBOUNCE_MS = 3_000;
+/**
+ * Hooks that have kept starting passes this long with none finishing mean archiving has
+ * stopped: SessionStart tells the person and doctor flags it. A day, so Claude Code's
+ * 30-day sweep cannot take much before someone hears.
+ */
+export const STALL_AFTER_MS = 24 * 60 * 60 * 1000;
 /** Progress lines on a terminal are redrawn at most this often (10 a second). */
 export const PROGRESS_REDRAW_MS = 100;
+/** A pass in flight writes its progress to its run row at most this often (status reads it). */
+export const RUN_PROGRESS_MS = 1_000;
 
 /** Snapshots. */
 export const SNAPSHOT_INTERVAL_HOURS_DEFAULT = 24;
@@ -193,6 +201,11 @@ export const TITLE_MAX_CHARS = 200;
 export const TAG_MAX_CHARS = 32;
 /** A UUID prefix used as a session reference must be at least this long. */
 export const REF_PREFIX_MIN = 6;
+/**
+ * How much of a new transcript a pass reads to find its first turn's time, so new sessions
+ * are numbered oldest first. Claude Code writes the first turn within the first few lines.
+ */
+export const FIRST_TURN_PEEK_BYTES = 64 * 1024;
 /** `sessions show` folds a tool result to this many lines unless --full. */
 export const SHOW_RESULT_LINES = 8;
 /** `sessions show` cuts a tool call's main argument to this many characters. */

@@ -23,3 +23,8 @@ export class PathError extends TerminusError {}
 
 /** A reference (a session number, UUID or path) names nothing this caller may see. Exit 1. */
 export class NotFoundError extends TerminusError {}
+
+/** What every reader says before the first pass: where the store will be, and how to fill it. */
+export function noStoreYet(store: string): string {
+  return `no store yet at ${store}; terminus backfill archives the transcripts already on disk`;
+}

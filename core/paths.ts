@@ -33,6 +33,8 @@ export const STORE_FILE = "terminus.db";
 export const LOCK_FILE = "LOCK";
 /** When a hook last started a detached pass (see core/ingest/gate.ts). */
 export const PASS_STAMP_FILE = "PASS_STARTED";
+/** Made when a hook first starts a pass after the last finished one; a finished pass removes it. */
+export const PASS_WANTED_FILE = "PASS_WANTED";
 export const SNAPSHOT_DIR = "snapshots";
 export const QUEUE_DIR = "queue";
 

@@ -1,17 +1,20 @@
 /**
- * Time bounds: `YYYY-MM-DD`, or an RFC 3339 time (`YYYY-MM-DDTHH:MM:SS`, any fraction or none,
- * `Z` or an offset), both inclusive; a time is compared in UTC with millisecond precision.
+ * Time bounds: `YYYY-MM-DD` or `YYYY-MM-DDTHH:MM:SS.mmmZ` (UTC, exactly three fraction digits),
+ * both inclusive, and nothing else: the contract names these two forms and exits 2 on any
+ * other, so an offset or a missing fraction is refused rather than guessed at.
  * A bare date means the start of the day (UTC) in --since and the end of it in --until.
  */
 import { UsageError } from "./errors.ts";
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const STAMP =
-  /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:([Zz])|([+-])(\d{2}):(\d{2}))$/;
+const STAMP = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})\.(\d{3})Z$/;
 
-function real(y: number, mo: number, d: number, h = 0, mi = 0, s = 0, ms = 0): boolean {
+/** What a bad bound's message says the two accepted forms are, for the CLI and MCP alike. */
+export const BOUND_FORMS = "YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ (UTC)";
+
+function real(y: number, mo: number, d: number, h = 0, mi = 0, s = 0): boolean {
   if (mo < 1 || mo > 12 || d < 1 || h > 23 || mi > 59 || s > 59) return false;
-  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s, ms));
+  const t = new Date(Date.UTC(y, mo - 1, d, h, mi, s));
   return t.getUTCFullYear() === y && t.getUTCMonth() === mo - 1 && t.getUTCDate() === d;
 }
 
@@ -27,19 +30,7 @@ export function parseBound(value: string, end: "start" | "end"): string | null {
   if (!m) return null;
   const n = m.slice(1, 7).map(Number);
   if (!real(n[0], n[1], n[2], n[3], n[4], n[5])) return null;
-  // stored times have milliseconds: a finer fraction is rounded inward, so the bound keeps
-  // out what lies outside it
-  const frac = (m[7] ?? "").padEnd(9, "0");
-  let ms = Number(frac.slice(0, 3));
-  if (end === "start" && Number(frac.slice(3)) > 0) ms++;
-  let offsetMin = 0;
-  if (!m[8]) {
-    const [oh, om] = [Number(m[10]), Number(m[11])];
-    if (oh > 23 || om > 59) return null;
-    offsetMin = (m[9] === "-" ? -1 : 1) * (oh * 60 + om);
-  }
-  const t = Date.UTC(n[0], n[1] - 1, n[2], n[3], n[4], n[5], ms) - offsetMin * 60_000;
-  return new Date(t).toISOString();
+  return value; // already the normalized form
 }
 
 export function boundFlag(
@@ -51,7 +42,7 @@ export function boundFlag(
   const b = parseBound(value, end);
   if (b === null) {
     throw new UsageError(
-      `${flag} takes a date as YYYY-MM-DD or a time as YYYY-MM-DDTHH:MM:SS with an optional fraction and Z or an offset such as +02:00; '${value}' is not a real date or time in either form`,
+      `${flag} takes ${BOUND_FORMS}; '${value}' is not a real date or time in either form`,
     );
   }
   return b;

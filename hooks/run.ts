@@ -6,6 +6,9 @@
 import type { Context } from "../core/context.ts";
 import { HOOK_DEADLINE_MS, HOOK_STDIN_MAX_BYTES, HOOK_STDIN_WAIT_MS } from "../core/constants.ts";
 import { type Config, isExcluded, loadConfig } from "../core/config.ts";
+import { ConfigError } from "../core/errors.ts";
+import { configMessage, stallMessage } from "../core/setup/warnings.ts";
+import { notePassWanted, stalledArchiving } from "../core/ingest/stall.ts";
 import { dataDir as resolveDataDir, storePath } from "../core/paths.ts";
 import { type Db, openRead } from "../core/store/db.ts";
 import { resolveScope } from "../core/recall/scope.ts";
@@ -96,9 +99,13 @@ function concat(chunks: Uint8Array[], total: number): Uint8Array {
   return all;
 }
 
-function output(event: HookEvent, text: string): string {
-  return canonicalJson({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) +
-    "\n";
+function output(event: HookEvent, text: string | null, warning: string | null = null): string {
+  return canonicalJson({
+    ...(text === null
+      ? {}
+      : { hookSpecificOutput: { hookEventName: event, additionalContext: text } }),
+    ...(warning === null ? {} : { systemMessage: warning }),
+  }) + "\n";
 }
 
 /** The one stderr line of a hook that had something to hand over and ran out of time. */
@@ -116,7 +123,10 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
     dataDir = resolveDataDir(ctx.env);
     // A burst of prompts starts one pass, not one each; a session's start and end always do.
     const always = event === "SessionStart" || event === "SessionEnd";
-    if (claimPassStart(dataDir, always)) spawnIngest(ctx);
+    if (claimPassStart(dataDir, always)) {
+      spawnIngest(ctx);
+      notePassWanted(dataDir);
+    }
   } catch (e) {
     res.stderr.push(
       `terminus hook: the archive pass could not be started: ${(e as Error).message}`,
@@ -145,16 +155,22 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
   }
   const started = performance.now();
   const late = () => performance.now() - started > HOOK_DEADLINE_MS;
+  // On SessionStart the person hears, in one line Claude Code shows them (not the model),
+  // when archiving has stopped: a config that does not load, or a day of passes unfinished.
+  let warning: string | null = null;
   try {
     const cfg = loadConfig(ctx.env);
+    if (event === "SessionStart" && dataDir) warning = stallMessage(stalledArchiving(dataDir));
     const h = new Handler(event, payload, cfg, dataDir ?? resolveDataDir(ctx.env), late);
     const text = h.run();
     for (const p of h.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
-    if (text !== null && !late()) res.stdout = output(event, text);
+    if (text !== null && !late()) res.stdout = output(event, text, warning);
     else if (text !== null || h.missedDeadline) res.stderr.push(deadlineLine(event));
   } catch (e) {
+    if (e instanceof ConfigError && event === "SessionStart") warning = configMessage(e.message);
     res.stderr.push(`terminus hook ${event}: ${(e as Error).message.split("\n")[0]}`);
   }
+  if (warning !== null && res.stdout === null) res.stdout = output(event, null, warning);
   return res;
 }
 

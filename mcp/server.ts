@@ -233,12 +233,12 @@ export function answerNonObjectArguments(
 }
 
 /** Serves on stdio until Claude Code closes stdin. */
-export async function serveStdio(env: Env): Promise<void> {
-  const server = createServer(env);
+export async function serveStdio(env: Env, cwd: () => string = () => Deno.cwd()): Promise<void> {
+  const server = createServer(env, cwd);
   const transport = stampResults(new LineTransport());
   const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
   await server.connect(transport);
-  answerNonObjectArguments(transport, env);
+  answerNonObjectArguments(transport, env, cwd);
   // The transport closes when Claude Code closes stdin.
   await closed;
 }

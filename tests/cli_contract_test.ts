@@ -18,6 +18,7 @@ import {
   writeTranscript,
 } from "./helpers.ts";
 import { VERSION } from "../core/constants.ts";
+import { noStoreYet } from "../core/errors.ts";
 import { REGISTRY } from "../commands/mod.ts";
 
 interface CommandSpec {
@@ -146,7 +147,7 @@ const COMMANDS: CommandSpec[] = [
     scoped: true,
     args: () => [String(2 ** 24)], // turn 0 of session 1
     noStore: (dir) => ({
-      absent: [{ reason: `no store yet at ${join(dir, "data", "terminus.db")}`, turn_id: 2 ** 24 }],
+      absent: [{ reason: noStoreYet(join(dir, "data", "terminus.db")), turn_id: 2 ** 24 }],
       records: [],
     }),
     failed: () => ({ absent: [], records: [] }),

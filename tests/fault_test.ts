@@ -367,26 +367,17 @@ Deno.test("observations regenerate: a failure names the subcommand and echoes --
   assert.equal((fail.data as { since: string }).since, "2026-01-01T00:00:00.000Z");
 });
 
-Deno.test("time bounds take RFC 3339 with or without a fraction and with any offset", async () => {
+Deno.test("time bounds take only the two forms: no other RFC 3339 spelling is guessed at", async () => {
   await using w = await world();
   const alpha = w.dir("alpha");
-  for (const [n, start] of [[1, "2026-01-05T09:00:00.000Z"], [2, "2026-01-05T11:00:00.000Z"]]) {
-    const t = new Transcript({
-      sessionId: `70707070-0000-4000-8000-00000000000${n}`,
-      cwd: alpha,
-      start: start as string,
-    });
-    t.user(`session ${n}`);
-    await put(w, t);
-  }
+  const t = new Transcript({
+    sessionId: "70707070-0000-4000-8000-000000000001",
+    cwd: alpha,
+    start: "2026-01-05T09:00:00.000Z",
+  });
+  t.user("session 1");
+  await put(w, t);
   await ingest(w);
-  const keys = async (since: string) => {
-    const d = (await w.json(["sessions", "--project", "*", "--since", since], { cwd: alpha }))
-      .data as { sessions: { session_id: string }[] };
-    return d.sessions.map((s) => s.session_id).sort();
-  };
-  const want = await keys("2026-01-05T10:00:00.000Z");
-  assert.equal(want.length, 1);
   for (
     const v of [
       "2026-01-05T10:00:00Z",
@@ -396,9 +387,11 @@ Deno.test("time bounds take RFC 3339 with or without a fraction and with any off
       "2026-01-05t10:00:00z",
     ]
   ) {
-    assert.deepEqual(await keys(v), want, v);
+    const r = await w.run(["sessions", "--project", "*", "--since", v, "--json"], { cwd: alpha });
+    assert.equal(r.code, 2, v);
+    assert.equal(r.out, "", v);
+    assert.match(r.err, /--since/, v);
   }
-  assert.equal((await keys("2026-01-05T10:00:00+02:00")).length, 2, "08:00 UTC");
 });
 
 Deno.test('roots = ["~/.claude"] walks nothing, and status and doctor say so', async () => {

@@ -249,7 +249,14 @@ Deno.test("hook: no store yet, and a config that does not load: exit 0 and nothi
   ) {
     const r = await hook(sb, [event], { stdin: p });
     assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, "");
+    if (event === "SessionStart") {
+      // nothing for the model; one line for the person, naming the file and the line
+      const doc = JSON.parse(r.out);
+      assert.deepEqual(Object.keys(doc), ["systemMessage"]);
+      assert.match(doc.systemMessage, /Terminus is not archiving/);
+      assert.match(doc.systemMessage, /terminus\.toml/);
+      assert.match(doc.systemMessage, /line \d+/);
+    } else assert.equal(r.out, "");
     assert.equal(r.errLines.length, 1, r.err);
   }
 });

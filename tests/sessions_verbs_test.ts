@@ -114,16 +114,17 @@ function handles(store: string): string {
   }
 }
 
-Deno.test("sessions: newest first, numbered, titled in priority order, duration last", async () => {
+Deno.test("sessions: numbered oldest first, --json in number order, titled in priority order, duration last", async () => {
   const f = await fixture();
   await using _ = f.w;
   const views = await list(f);
   assert.deepEqual(views.map((v) => v.session_key), [
-    `${SID_PLAIN}.jsonl`,
-    `${SID_OTHER}.jsonl`,
-    `${SID}/subagents/agent-a1.jsonl`,
     `${SID}.jsonl`,
+    `${SID}/subagents/agent-a1.jsonl`,
+    `${SID_OTHER}.jsonl`,
+    `${SID_PLAIN}.jsonl`,
   ]);
+  assert.deepEqual(views.map((v) => v.session_no), [1, 2, 3, 4]);
   const by = new Map(views.map((v) => [v.session_key, v]));
   assert.equal(by.get(`${SID}.jsonl`)!.title, "Retry budget, found");
   assert.equal(by.get(`${SID}.jsonl`)!.title_source, "custom-title");
@@ -144,10 +145,11 @@ Deno.test("sessions: newest first, numbered, titled in priority order, duration 
     `cd ${f.alpha} && claude --resume ${SID}`,
   );
   assert.equal(by.get(`${SID}/subagents/agent-a1.jsonl`)!.resume, null, "a sidecar has no resume");
-  // --limit takes the newest
-  assert.deepEqual((await list(f, "--limit", "1")).map((v) => v.session_key), [
-    `${SID_PLAIN}.jsonl`,
-  ]);
+  // --json --limit takes the first in number order; the human list's limit the newest
+  assert.deepEqual((await list(f, "--limit", "1")).map((v) => v.session_key), [`${SID}.jsonl`]);
+  const newest = await f.w.run(["sessions", "--limit", "1"], f.at);
+  assert.match(newest.out, new RegExp(`^#4 .*${SID_PLAIN}\\.jsonl`));
+  assert.equal(newest.out.trim().split("\n").length, 1);
   const r = await f.w.run(["sessions"], f.at);
   assert.equal(r.code, 0, r.err);
   await golden("list.txt", r.out, f.alpha);

@@ -8,6 +8,7 @@ import { type Config, isExcluded } from "../config.ts";
 import { allTombstones, type Tombstone } from "../store/tombstones_sql.ts";
 import { BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../constants.ts";
 import { measuredRate } from "../store/runs.ts";
+import { progressLine } from "../progress.ts";
 import type { Resolved } from "../setup_context.ts";
 import { openRead } from "../store/db.ts";
 import { allSessionStates, type SessionState } from "../store/archive.ts";
@@ -93,6 +94,31 @@ export function sizeAgainst(
     rate: BACKFILL_RATE_MB_S * 1_000_000,
     rateFrom: "bench",
   };
+}
+
+/**
+ * How far a pass in flight has got, from what its run row says (files walked, done, failed,
+ * bytes read so far) and what is still past the watermarks now: one line for `status`, such
+ * as "412 of 3100 files  120.3 of 900.2 MB  8.1 MB/s  ETA 1:36".
+ */
+export function runningProgress(
+  r: Resolved,
+  states: Map<string, SessionState>,
+  run: {
+    startedAt: string;
+    filesSeen: number;
+    filesCommitted: number;
+    filesFailed: number;
+    bytesRead: number;
+  },
+  now = Date.now(),
+): string {
+  const left = sizeAgainst(r.cfg, r.roots, states).bytes;
+  const elapsed = Math.max(0, now - Date.parse(run.startedAt));
+  const files = `${run.filesCommitted + run.filesFailed} of ${run.filesSeen} files`;
+  return `${files}  ${
+    progressLine("", "bytes", run.bytesRead, run.bytesRead + left, elapsed).trim()
+  }`;
 }
 
 export function estimateSeconds(bytes: number): number {

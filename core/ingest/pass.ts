@@ -14,6 +14,7 @@ import {
   PASS_BATCH_MS,
   PASS_WINDOW_BYTES,
   REWRITE_CHECK_BYTES,
+  RUN_PROGRESS_MS,
 } from "../constants.ts";
 import {
   checkpoint,
@@ -30,7 +31,7 @@ import {
   readsTrailingBlock,
   type SessionState,
 } from "../store/blocks.ts";
-import { beginRun, finishRun, type RunRow } from "../store/runs.ts";
+import { beginRun, finishRun, progressRun, type RunRow } from "../store/runs.ts";
 import {
   closeSessions,
   recoverWatermarks,
@@ -41,6 +42,8 @@ import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec, initFramer, initReader } from "../store/codec.ts";
 import { discover, folderExcluded, type Found } from "../transcript/discover.ts";
+import { archiveOrder } from "./order.ts";
+import { notePassFinished } from "./stall.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import type { ChunkInput } from "./chunk.ts";
 import type { Derived, DeriveJob } from "./derive_job.ts";
@@ -562,6 +565,7 @@ export async function runPass(input: PassInput): Promise<PassResult> {
   if (r === LOCK_HELD) {
     return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
   }
+  notePassFinished(input.dataDir);
   return r;
 }
 
@@ -619,7 +623,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     files = [{ path: input.only, projectFolder: folder }];
   } else {
     const d = discover(input.roots, input.cfg.exclude);
-    files = d.files;
+    // a deleted session's transcript counts as known: it is skipped unread, not numbered
+    files = archiveOrder(d.files, (f) => {
+      const k = pass.keyOf(f).sessionKey;
+      return pass.states.has(k) || pass.tombstones.has(k);
+    });
     excludedCount += d.excludedFolders;
     for (const p of d.problems) {
       pass.errors.push(p);
@@ -628,6 +636,9 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
 
   run.filesSeen = files.length;
+  // the run row shows a running pass's progress to `status`, written now and then as it goes
+  let progressAt = performance.now();
+  progressRun(db, begun.id, run);
   const committedFiles = new Set<string>();
   const progress = input.progress
     ? input.progress("archiving", pass.waiting(files), "bytes")
@@ -655,8 +666,13 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
     run.bytesRead += r.bytesRead;
     run.turnsAdded += r.turnsAdded;
+    if (performance.now() - progressAt >= RUN_PROGRESS_MS) {
+      progressAt = performance.now();
+      progressRun(db, begun.id, run);
+    }
   });
   progress?.finish();
+  progressRun(db, begun.id, run); // every file done; closing and observing may still take a while
   if (pass.buriedFiles.size > 0) {
     pass.notes.push(
       `${pass.buriedFiles.size} transcript(s) skipped: their sessions were deleted with terminus sessions delete`,

@@ -14,7 +14,17 @@ export type Scope =
   | { ok: true; vis: Visibility; label: string }
   | { ok: false; reason: string };
 
-export function resolveScope(db: Db, cfg: Config, cwd: string, flag: string | undefined): Scope {
+/** How each caller asks for every project, for the reason a directory with no project gets. */
+export const EVERY_PROJECT_CLI = "pass --project '*' for every project";
+export const EVERY_PROJECT_MCP = 'pass the argument project: "*" for every project';
+
+export function resolveScope(
+  db: Db,
+  cfg: Config,
+  cwd: string,
+  flag: string | undefined,
+  everyProject: string = EVERY_PROJECT_CLI,
+): Scope {
   if (flag === "*") return { ok: true, vis: { project: null, exclude: cfg.exclude }, label: "*" };
   const dir = resolve(cwd, flag ?? ".");
   if (isExcluded(cfg, dir)) return { ok: false, reason: `${dir} is in an excluded project` };
@@ -25,7 +35,7 @@ export function resolveScope(db: Db, cfg: Config, cwd: string, flag: string | un
   if (!best) {
     return {
       ok: false,
-      reason: `no archived project covers ${dir}; pass --project '*' for every project`,
+      reason: `no archived project covers ${dir}; ${everyProject}`,
     };
   }
   if (isExcluded(cfg, best.project)) {

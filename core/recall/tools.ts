@@ -4,11 +4,12 @@
  * Misuse comes back as `{ misuse: true }` with the document's reason; every other empty
  * answer is an ordinary document with a reason.
  */
+import { noStoreYet } from "../errors.ts";
 import type { Config } from "../config.ts";
 import { type Db, openRead } from "../store/db.ts";
 import { initReader } from "../store/codec.ts";
 import { egress } from "../egress.ts";
-import { parseBound } from "../time.ts";
+import { BOUND_FORMS, parseBound } from "../time.ts";
 import {
   CONTEXT_DEFAULT,
   CONTEXT_MAX,
@@ -16,7 +17,7 @@ import {
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
 } from "../constants.ts";
-import { resolveScope } from "./scope.ts";
+import { EVERY_PROJECT_MCP, resolveScope } from "./scope.ts";
 import type { Visibility } from "../store/query.ts";
 import { NO_WORDS_REASON, parseQuery } from "./query.ts";
 import { hitDoc, search } from "./search.ts";
@@ -74,7 +75,7 @@ function bound(a: Args, k: string, end: "start" | "end"): string | null {
   const b = parseBound(v, end);
   if (b === null) {
     throw new Misuse(
-      `${k} takes YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ; '${v}' is not a real date or time in either form`,
+      `${k} takes ${BOUND_FORMS}; '${v}' is not a real date or time in either form`,
     );
   }
   return b;
@@ -96,10 +97,10 @@ async function withStore<T>(
   } catch (e) {
     return empty((e as Error).message);
   }
-  if (!opened) return empty(`no store yet at ${env.store}`);
+  if (!opened) return empty(noStoreYet(env.store));
   try {
     await initReader();
-    const scope = resolveScope(opened.db, env.cfg, env.cwd ?? "/", project);
+    const scope = resolveScope(opened.db, env.cfg, env.cwd ?? "/", project, EVERY_PROJECT_MCP);
     if (!scope.ok) return empty(scope.reason);
     return body(opened.db, scope.vis, env);
   } catch (e) {

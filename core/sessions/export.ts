@@ -16,7 +16,9 @@ export function exportFormat(v: string | undefined): ExportFormat {
   }
   if (!(EXPORT_FORMATS as readonly string[]).includes(v)) {
     throw new UsageError(
-      `--format takes ${EXPORT_FORMATS.join(", ")} or ${EXPORT_FORMATS[2]}; '${v}' is none of them`,
+      `--format takes ${EXPORT_FORMATS.slice(0, -1).join(", ")} or ${
+        EXPORT_FORMATS.at(-1)
+      }; '${v}' is none of them`,
     );
   }
   return v as ExportFormat;

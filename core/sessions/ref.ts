@@ -1,6 +1,6 @@
 /**
  * Session references as a person types them: `42`, `#42`, a session UUID, a unique UUID
- * prefix of at least REF_PREFIX_MIN characters, or a transcript path. A session in an
+ * prefix of at least REF_PREFIX_MIN characters (digits alone included), or a transcript path. A session in an
  * excluded project is never found, whatever the reference.
  */
 import type { Config } from "../config.ts";
@@ -33,9 +33,26 @@ export function refKind(ref: string): RefKind {
   );
 }
 
+/**
+ * A bare run of digits is a number, a UUID prefix, or both: about 6% of UUIDs start with six
+ * digits. `#42` is only ever a number, and a leading zero is never how a number is written,
+ * so `048425` is a prefix (a short `07` still means 7). Otherwise both readings are looked
+ * up and, when each finds a session, both are listed.
+ */
+function digitCandidates(db: Db, ref: string): number[] {
+  const digits = NUMBER.exec(ref)![1];
+  const hashed = ref.startsWith("#");
+  const canPrefix = !hashed && digits.length >= REF_PREFIX_MIN;
+  const asNumber = canPrefix && digits.startsWith("0")
+    ? []
+    : sessionsMatching(db, { no: Number(digits) });
+  const asPrefix = canPrefix ? sessionsMatching(db, { keyPrefix: digits }) : [];
+  return [...new Set([...asNumber, ...asPrefix])];
+}
+
 function candidates(db: Db, ref: string, cwd: string): number[] {
   const kind = refKind(ref);
-  if (kind === "number") return sessionsMatching(db, { no: Number(NUMBER.exec(ref)![1]) });
+  if (kind === "number") return digitCandidates(db, ref);
   const lower = ref.toLowerCase();
   if (kind === "uuid") {
     return sessionsMatching(db, { keyPrefix: `${lower}.jsonl`, sessionId: lower });
@@ -61,6 +78,6 @@ export function resolveRef(db: Db, cfg: Config, cwd: string, ref: string): Sessi
   const list = rows.slice(0, 10).map((r) => `#${r.session_no} ${r.session_key}`).join(", ");
   const more = rows.length > 10 ? `, and ${rows.length - 10} more` : "";
   throw new NotFoundError(
-    `'${ref}' matches ${rows.length} sessions: ${list}${more}; give more of the UUID or the number`,
+    `'${ref}' matches ${rows.length} sessions: ${list}${more}; give more of the UUID, or #N for the number`,
   );
 }

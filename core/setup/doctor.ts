@@ -3,9 +3,11 @@
  * writes: no file, no folder, on any path (the store is opened so that SQLite leaves no
  * sidecar files either; see store/probe.ts).
  */
+import { noStoreYet } from "../errors.ts";
 import type { Env } from "../paths.ts";
-import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
-import { loadConfig } from "../config.ts";
+import { configFile, dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
+import { loadConfig, nearMissKeys } from "../config.ts";
+import { stalledArchiving } from "../ingest/stall.ts";
 import { VERSION } from "../constants.ts";
 import { dirname, exists, join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
@@ -238,6 +240,8 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   } catch (e) {
     r.config_roots = problem((e as Error).message);
   }
+  // a misspelt key is ignored, as the file format says; a note names it for the person
+  const near = nearMissOf(env);
   const missing = roots && configured ? rootProblems(roots) : [];
   if (roots) {
     if (roots.length === 0) r.config_roots = problem("the config resolves no transcript root");
@@ -263,6 +267,10 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
         );
       }
     }
+  }
+
+  if (near.length && r.config_roots && r.config_roots.state !== "problem") {
+    r.config_roots = note(`${r.config_roots.finding}; ${near.join("; ")}`, r.config_roots.fix);
   }
 
   // data directory, store, last run
@@ -303,7 +311,7 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
       r.store = unknown(`no store can be kept at ${store} until the data directory is fixed`);
       r.last_run = unknown("no archive pass can run until the data directory is fixed");
     } else if (p.kind === "absent" || p.kind === "empty") {
-      r.store = note(`no store yet at ${store}; the first archive pass creates it`);
+      r.store = note(noStoreYet(store));
       r.last_run = note("no archive pass has run yet");
     } else if (p.kind !== "ok") {
       r.store = problem(p.message);
@@ -338,6 +346,9 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
         p.db.close();
       }
     }
+    // hooks starting passes for a day with none finishing outranks whatever the last run said
+    const stalled = stalledArchiving(data);
+    if (stalled) r.last_run = problem(stalled, ingest);
   } else {
     r.store = unknown("the data directory cannot be resolved, so the store was not looked for");
     r.last_run = unknown("the data directory cannot be resolved, so the last run is not known");
@@ -353,4 +364,13 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   const out = {} as Report;
   for (const k of CHECKS) out[k] = r[k] ?? unknown("not checked");
   return out;
+}
+
+/** The near-miss keys of terminus.toml, or none when it cannot be read. */
+function nearMissOf(env: Env): string[] {
+  try {
+    return nearMissKeys(Deno.readTextFileSync(configFile(env)));
+  } catch {
+    return [];
+  }
 }

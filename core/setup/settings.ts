@@ -161,12 +161,15 @@ export function withEntries(
 
 /**
  * Takes our four entries out. A group, an event list or the hooks object left empty by that
- * removal goes too; one that was already empty stays.
+ * removal goes too; one that was already empty stays, and so does one that `before` (the
+ * copy install kept) holds, so a person's own `"hooks": {}` comes back as it was.
  */
 export function withoutEntries(
   doc: JsonObject,
   link: string,
+  before: JsonObject | null = null,
 ): { doc: JsonObject; removed: number } {
+  const had = before && isObject(before.hooks) ? before.hooks : null;
   const next = structuredClone(doc) as JsonObject;
   let removed = 0;
   const hooks = next.hooks;
@@ -189,10 +192,10 @@ export function withoutEntries(
       keptGroups.push(g);
     }
     if (!touchedList) continue;
-    if (keptGroups.length === 0) delete hooks[event];
+    if (keptGroups.length === 0 && !(had && Array.isArray(had[event]))) delete hooks[event];
     else hooks[event] = keptGroups;
   }
-  if (removed > 0 && Object.keys(hooks).length === 0) delete next.hooks;
+  if (removed > 0 && Object.keys(hooks).length === 0 && !had) delete next.hooks;
   return { doc: next, removed };
 }
 

@@ -60,9 +60,10 @@ function stepSettings(loc: Locations): Step {
     };
   }
   const doc = s.doc ?? {};
-  const { doc: stripped, removed } = withoutEntries(doc, loc.link);
-  if (hasBackup) {
-    const b = readSettings(loc.settingsBackup);
+  const b = hasBackup ? readSettings(loc.settingsBackup) : null;
+  const before = b && !b.error ? b.doc : null;
+  const { doc: stripped, removed } = withoutEntries(doc, loc.link, before);
+  if (b) {
     const same = !b.error && b.doc !== null &&
       sameSettings(withoutEntries(b.doc, loc.link).doc, stripped);
     if (same) {

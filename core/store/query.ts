@@ -323,9 +323,14 @@ export interface SessionFilters {
   sessionNo?: number;
   /** Only the subagent sessions of this session key. */
   parentKey?: string;
+  /**
+   * "newest" (the default): by first turn, newest first, as a person reads a list;
+   * "number": by session_no, the order the JSON contract names. `limit` keeps the first n.
+   */
+  order?: "newest" | "number";
 }
 
-/** Visible sessions, newest first (by first turn, then by number); `limit` keeps the newest. */
+/** Visible sessions in `f.order`; `limit` keeps the first n of that order. */
 export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): SessionRow[] {
   const w = visibleWhere(vis);
   const where = [w.sql];
@@ -362,7 +367,11 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
     FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
       LEFT JOIN watermarks w ON w.session_no = s.session_no ${h.join}
     WHERE ${where.join(" AND ")}
-    ORDER BY m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC`;
+    ORDER BY ${
+      f.order === "number"
+        ? "s.session_no"
+        : "m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC"
+    }`;
   if (f.limit != null) {
     sql += " LIMIT ?";
     params.push(f.limit);

@@ -64,6 +64,17 @@ export function finishRun(db: Db, id: number, r: RunRow): void {
   });
 }
 
+/**
+ * A pass in flight records how far it has got, so `status` can show it: the files it will
+ * walk, those done and failed, the bytes and turns so far. One small UPDATE of one row.
+ */
+export function progressRun(db: Db, id: number, r: RunRow): void {
+  db.prepare(
+    `UPDATE runs SET files_seen = ?, files_committed = ?, files_failed = ?, bytes_read = ?,
+       turns_added = ? WHERE id = ? AND duration_ms = ?`,
+  ).run(r.filesSeen, r.filesCommitted, r.filesFailed, r.bytesRead, r.turnsAdded, id, IN_FLIGHT);
+}
+
 export function lastRun(db: Db): RunRow | null {
   const r = db.prepare(
     `SELECT started_at AS startedAt, duration_ms AS durationMs, files_seen AS filesSeen,

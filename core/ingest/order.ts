@@ -1,0 +1,61 @@
+/**
+ * The order a pass archives files in, which is the order new sessions get their numbers:
+ * sessions the store already holds first (their numbers are fixed), then new ones by their
+ * first turn's time, so a backfill of a month hands out #1 to the oldest session and a
+ * number says something about when a session began. Only a new file's head is read.
+ */
+import { FIRST_TURN_PEEK_BYTES } from "../constants.ts";
+import type { Found } from "../transcript/discover.ts";
+import { isTurn, parseLine, str } from "../transcript/records.ts";
+
+/**
+ * The timestamp of the first turn in the file's first FIRST_TURN_PEEK_BYTES, or null when
+ * there is none there (a file of state records, or one whose first line is huge).
+ */
+export function firstTurnTime(path: string): string | null {
+  let head: Uint8Array;
+  try {
+    using f = Deno.openSync(path);
+    const buf = new Uint8Array(FIRST_TURN_PEEK_BYTES);
+    let n = 0;
+    while (n < buf.length) {
+      const r = f.readSync(buf.subarray(n));
+      if (r === null || r === 0) break;
+      n += r;
+    }
+    head = buf.subarray(0, n);
+  } catch {
+    return null; // the pass reports an unreadable file when it comes to it
+  }
+  let start = 0;
+  for (let i = 0; i < head.length; i++) {
+    if (head[i] !== 0x0a) continue;
+    const rec = parseLine(head.subarray(start, i));
+    start = i + 1;
+    if (rec && isTurn(rec)) return str(rec.timestamp);
+  }
+  return null;
+}
+
+/**
+ * Known sessions in discovery order, then new ones oldest first; a new file with no turn in
+ * its head goes last, in discovery order. `known` says whether the store holds the file's
+ * session already.
+ */
+export function archiveOrder(files: Found[], known: (f: Found) => boolean): Found[] {
+  const old: Found[] = [];
+  const dated: { f: Found; at: number; i: number }[] = [];
+  const undated: Found[] = [];
+  files.forEach((f, i) => {
+    if (known(f)) {
+      old.push(f);
+      return;
+    }
+    const ts = firstTurnTime(f.path);
+    const at = ts === null ? NaN : Date.parse(ts);
+    if (Number.isNaN(at)) undated.push(f);
+    else dated.push({ f, at, i });
+  });
+  dated.sort((a, b) => a.at - b.at || a.i - b.i);
+  return [...old, ...dated.map((d) => d.f), ...undated];
+}
