@@ -11,6 +11,8 @@ import { UsageError } from "../core/errors.ts";
 export interface CommandHelp {
   /** [the option as typed, what it does]; every option the command parses, --json included. */
   options: Line[];
+  /** Options the command parses that no person types (a detached worker's), kept out of help. */
+  internal?: string[];
   examples: string[];
 }
 
@@ -26,7 +28,8 @@ const RAW: Line = ["--raw", "with redact_recall on, print unfiltered text for th
 
 export const HELP: Record<string, CommandHelp> = {
   backfill: {
-    options: [["--work", "the flag the detached worker runs under; not meant to be typed"]],
+    options: [],
+    internal: ["work"],
     examples: ["terminus backfill"],
   },
   compact: {

@@ -5,14 +5,14 @@
  */
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
-import { type Outcome, outcome, terminalStyle } from "../core/output.ts";
+import { type Outcome, outcome, terminalColumns, terminalStyle } from "../core/output.ts";
 import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
 import { boundFlag } from "../core/time.ts";
 import { resolve } from "../core/posix.ts";
 import { egress, isRedacting } from "../core/egress.ts";
 import { listSessions } from "../core/store/query.ts";
 import { openWrite, readFormat } from "../core/store/db.ts";
-import { listingLine, viewOf } from "../core/sessions/list.ts";
+import { listingLines, viewOf } from "../core/sessions/list.ts";
 import { resolveRef } from "../core/sessions/ref.ts";
 import { loadSession, rawStream } from "../core/sessions/load.ts";
 import { attachChanges, conversation } from "../core/sessions/conversation.ts";
@@ -24,7 +24,12 @@ import { planRestore, writeRestore } from "../core/sessions/restore.ts";
 import { runBrowser, stdTerminal } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/recall/scope.ts";
-import { DERIVED_SCHEMA, SHOW_DIFF_LINES, SHOW_RESULT_LINES } from "../core/constants.ts";
+import {
+  BROWSE_CANCELLED_EXIT,
+  DERIVED_SCHEMA,
+  SHOW_DIFF_LINES,
+  SHOW_RESULT_LINES,
+} from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
 import { emptySearch, searchSessions, tagFlags } from "./sessions_search.ts";
 import { changes, emptyChanges } from "./sessions_changes.ts";
@@ -114,7 +119,7 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
       viewOf(r, filter)
     );
     return outcome("sessions", { sessions: views }, {
-      human: views.map(listingLine),
+      human: listingLines(views, terminalColumns()),
       warnings: o.warnings,
       counts: [`${views.length} session(s)`],
     });
@@ -197,9 +202,14 @@ async function exportOne(ctx: Context, a: Parsed): Promise<Outcome> {
       bytes = rawStream(o.db, row); // always raw, as `terminus export` is
     } else {
       const redacting = isRedacting(egress(o.r.cfg.privacy.redactRecall && a.values.raw !== true));
+      // markdown-it is loaded only for an HTML export
+      const md = format === "html"
+        ? (await import("../core/sessions/markdown.ts")).markdownHtml
+        : null;
       bytes = exportBytes(
         loadSession(o.db, row, { project: null, exclude: o.r.cfg.exclude }, redacting),
         format,
+        md,
       );
     }
     const view = viewOf(row);
@@ -272,10 +282,12 @@ async function browse(ctx: Context, a: Parsed): Promise<Outcome> {
       roots: o.r.roots,
       current: scope.ok ? scope.vis : null,
     });
-    const line = await runBrowser(term, src, ctx.env("NO_COLOR") === undefined);
+    const end = await runBrowser(term, src, ctx.env("NO_COLOR") === undefined);
+    // left with Esc or Ctrl-C: 130, as fzf exits, so `$(terminus sessions browse)` can tell
     return outcome("sessions browse", null, {
-      human: line ? [line + "\n"] : [],
+      human: end.print ? [end.print + "\n"] : [],
       warnings: o.warnings,
+      exitCode: end.cancelled ? BROWSE_CANCELLED_EXIT : 0,
     });
   } finally {
     o.db.close();

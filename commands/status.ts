@@ -1,7 +1,7 @@
 /** terminus status: the store, its counts, and the last archive pass. Takes no lock. */
 import { noStoreYet } from "../core/errors.ts";
 import type { Command } from "./types.ts";
-import { humanBytes, outcome, row } from "../core/output.ts";
+import { humanBytes, outcome, painted, row, terminalStyle } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { counts, fileSizes } from "../core/store/inspect.ts";
@@ -43,7 +43,7 @@ export const command: Command = {
   positionals: false,
   json: true,
   empty,
-  run(ctx) {
+  run(ctx, a) {
     const r = resolveAll(ctx);
     // configured roots are used as written: one that is not there is walked for nothing
     const roots = r.cfg.roots.length > 0 ? rootProblems(r.roots) : [];
@@ -114,10 +114,22 @@ export const command: Command = {
       } else {
         out.push(row("last run", "none yet"));
       }
-      return Promise.resolve(outcome("status", data, {
-        human: [out.join("\n") + "\n"],
-        warnings,
-      }));
+      // on a terminal a failed file or an error is red, a pass still running yellow
+      const styled = !a.json && terminalStyle(ctx.env);
+      const state = (l: string) =>
+        /^ {2}error/.test(l) || /[1-9]\d* failed$/.test(l)
+          ? "problem"
+          : /^ {2}(duration +not finished|progress)/.test(l)
+          ? "note"
+          : null;
+      const human = painted(
+        out.map((l) => {
+          const s = state(l);
+          return s ? [s, l + "\n"] as [string, string] : l + "\n";
+        }),
+        styled,
+      );
+      return Promise.resolve(outcome("status", data, { human: [human], warnings }));
     } finally {
       db.close();
     }

@@ -195,12 +195,21 @@ export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";
 export const SESSIONS_SCHEMA = 1;
 /** A title from the first typed prompt is cut to this many characters. */
 export const TITLE_PROMPT_CHARS = 80;
+/** The sessions list cuts titles to fit the terminal, but never below this many columns. */
+export const LIST_TITLE_MIN = 16;
+/**
+ * A session's duration is its active time: the gaps between turns summed, each counted up to
+ * this. A session resumed after months, or left open over lunch, is not that long.
+ */
+export const ACTIVE_GAP_CAP_SECONDS = 30 * 60;
 /** A name set with `sessions name` may be at most this long. */
 export const TITLE_MAX_CHARS = 200;
 /** A tag: lowercase letters, digits, `.`, `_`, `-`, at most this long. */
 export const TAG_MAX_CHARS = 32;
 /** A UUID prefix used as a session reference must be at least this long. */
 export const REF_PREFIX_MIN = 6;
+/** `sessions browse` left with Esc or Ctrl-C, as fzf exits (128 + SIGINT). */
+export const BROWSE_CANCELLED_EXIT = 130 as const;
 /**
  * How much of a new transcript a pass reads to find its first turn's time, so new sessions
  * are numbered oldest first. Claude Code writes the first turn within the first few lines.

@@ -14,8 +14,11 @@ export interface Outcome {
   reason: string | null;
   /** The --json document's data. */
   data: unknown;
-  /** 0 success (empty answers included), 1 operational failure. Misuse never gets here. */
-  exitCode: 0 | 1;
+  /**
+   * 0 success (empty answers included), 1 operational failure; 130 only for an interactive
+   * command the person left (`sessions browse`, as fzf). Misuse never gets here.
+   */
+  exitCode: 0 | 1 | 130;
   /** Human stdout. */
   human: Chunk[];
   /** Counts and routine commentary: stderr in human mode, dropped under --json. */
@@ -46,6 +49,16 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
  */
 export function terminalStyle(env: (name: string) => string | undefined): boolean {
   return env("NO_COLOR") === undefined && Deno.stdout.isTerminal();
+}
+
+/** The terminal's width when stdout is one; null for a pipe or a file (nothing is cut). */
+export function terminalColumns(): number | null {
+  if (!Deno.stdout.isTerminal()) return null;
+  try {
+    return Deno.consoleSize().columns;
+  } catch {
+    return null;
+  }
 }
 
 // deno-lint-ignore no-control-regex
@@ -162,4 +175,27 @@ export function emphasized(text: string, terms: string[], bold: boolean): Uint8A
     s = s.replace(re, (m) => BOLD + m + NOT_BOLD);
   }
   return encoder.encode(s);
+}
+
+/** The colour of each state word doctor and status print: green, yellow, red, dim. */
+const STATE_SGR: Record<string, string> = {
+  ok: "\x1b[32m",
+  note: "\x1b[33m",
+  problem: "\x1b[31m",
+  unknown: "\x1b[2m",
+};
+
+/**
+ * Human lines with some words in a state's colour, for a terminal (`terminalStyle`). Each
+ * piece is escaped first, so the colour codes are the only controls; returned as bytes so
+ * the renderer writes them as they are. `parts` alternate plain text and [state, text].
+ */
+export function painted(parts: (string | [string, string])[], styled: boolean): Chunk {
+  const text = parts.map((p) => {
+    if (typeof p === "string") return escapeControls(p);
+    const [state, t] = p;
+    const sgr = STATE_SGR[state];
+    return styled && sgr ? `${sgr}${escapeControls(t)}\x1b[0m` : escapeControls(t);
+  }).join("");
+  return styled ? encoder.encode(text) : text;
 }

@@ -22,7 +22,10 @@ Deno.test("the help table has a line for every option each command parses, and n
       if (o.short) parsed.add(o.short);
     }
     if (cmd.json) parsed.add("json");
-    const documented = new Set(HELP[e.name].options.flatMap(([f]) => flagsOf(f)));
+    const documented = new Set([
+      ...HELP[e.name].options.flatMap(([f]) => flagsOf(f)),
+      ...(HELP[e.name].internal ?? []),
+    ]);
     assert.deepEqual([...documented].sort(), [...parsed].sort(), `${e.name}'s help lines`);
     assert.ok(HELP[e.name].examples.length >= 1, `${e.name} has an example`);
   }

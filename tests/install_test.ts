@@ -422,6 +422,12 @@ Deno.test("install offers import-history when Claude Code has a prompt history, 
     );
     assert.deepEqual(rows, [], "install imported nothing");
   }
+  // imported once, a re-install does not offer it again
+  assert.equal((await runCli(sb, ["import-history"])).code, 0);
+  const imported = await install(sb);
+  assert.equal(imported.code, 0, imported.out + imported.err);
+  assert.doesNotMatch(imported.out, /import-history/, "imported: no second offer");
+  await settle(sb);
   await Deno.remove(history);
   const again = await install(sb);
   assert.doesNotMatch(again.out, /import-history/, "no history, no offer");

@@ -87,7 +87,7 @@ const lines = (screen: string) => screen.split("\n");
 
 Deno.test({
   name:
-    "browse at 80x24: type a query, move, open the preview, Enter prints the resume line; redraws on resize",
+    "browse at 80x24: typing filters before and after arrow keys, Tab previews, Enter prints the resume line; redraws on resize",
   ignore: !TMUX,
   async fn() {
     const { w, alpha } = await threeSessions();
@@ -107,14 +107,29 @@ Deno.test({
 
     await t.keys("BSpace", "BSpace", "BSpace", "BSpace", "BSpace");
     s = await t.until((x) => x.includes("3 found"), "all three again");
-    await t.keys("Down", "Down"); // into the list, then to the second session
-    await t.keys("p");
+    // arrows move, and typing after them still filters: letters are never commands
+    await t.keys("Down", "Down", "Up");
+    await t.type("zeb");
+    s = await t.until((x) => x.includes("1 found"), "typing after the arrows filters");
+    assert.ok(s.includes("search: zeb"), s);
+    assert.match(s, /> #\d+ {2}2026-03-03 {2}rename the zebra module/);
+    // p, a, q, r, e and t are text like any other
+    await t.keys("C-u");
+    await t.until((x) => x.includes("3 found"), "Ctrl-U clears the line");
+    await t.type("paqret");
+    s = await t.until((x) => x.includes("search: paqret"), "letters went to the search line");
+    assert.ok(s.includes("0 found"), s);
+    await t.keys("C-u");
+    await t.until((x) => x.includes("3 found"), "cleared again");
+
+    await t.keys("Down");
+    await t.keys("Tab");
     s = await t.until((x) => x.includes("─".repeat(80)), "the preview pane");
     assert.match(s, /> #\d+ {2}2026-03-02 {2}where is the retry budget set/);
     assert.ok(s.includes("It is 3, set in src/worker.ts line 1."), s);
     assert.equal(lines(s).length >= 24, true);
 
-    await t.keys("a");
+    await t.keys("C-a");
     s = await t.until((x) => x.includes("terminus sessions · all projects"), "every project");
     await t.tmux("resize-window", "-t", "b", "-x", "100", "-y", "30");
     s = await t.until((x) => x.includes("─".repeat(100)), "a redraw at 100 columns");
@@ -127,11 +142,10 @@ Deno.test({
 });
 
 Deno.test({
-  name:
-    "browse: t tags, e exports, r restores the selected session; q and Esc quit printing nothing",
+  name: "browse: Ctrl-T tags, Ctrl-E exports; Esc and Ctrl-C leave with 130 printing nothing",
   ignore: !TMUX,
   async fn() {
-    const { w, alpha, files } = await threeSessions();
+    const { w, alpha } = await threeSessions();
     await using _ = w;
     {
       await using t = new Tmux(join(w.sb.dir));
@@ -139,26 +153,21 @@ Deno.test({
       await t.until((x) => x.includes("3 found"), "three sessions");
       await t.type("zebra");
       await t.until((x) => x.includes("1 found"), "the zebra session");
-      await t.keys("Down", "t");
+      await t.keys("C-t");
       await t.until((x) => x.includes("tag #"), "the tag prompt");
       await t.type("bughunt");
       await t.keys("Enter");
       let s = await t.until((x) => x.includes("tags +bughunt"), "the tag confirmed");
       assert.match(s, /rename the zebra module {2}\+bughunt/);
 
-      await t.keys("e");
+      await t.keys("C-e");
       s = await t.until((x) => x.includes("exported to"), "the export confirmed");
       const md = join(alpha, (/exported to .*\/(session-\d+\.md)/.exec(s) ?? [])[1] ?? "none");
       assert.ok(await exists(md), s);
       assert.match(await Deno.readTextFile(md), /rename the zebra module/);
-
-      await Deno.remove(files[2]);
-      await t.keys("r");
-      s = await t.until((x) => x.includes("restored"), "the restore confirmed");
-      assert.ok(await exists(files[2]), "the transcript is back");
-      await t.keys("q");
+      await t.keys("C-c");
       const r = await t.exited();
-      assert.equal(r.code, 0, r.err);
+      assert.equal(r.code, 130, r.err);
       assert.equal(r.out, "");
     }
     const db = new DatabaseSync(w.sb.store, { readOnly: true });
@@ -171,7 +180,7 @@ Deno.test({
       db.close();
     }
     {
-      // +tag in the search line filters; Esc quits
+      // +tag in the search line filters; Esc leaves
       await using t = new Tmux(join(w.sb.dir, "alpha"));
       await t.start(w.sb.env, alpha);
       await t.until((x) => x.includes("3 found"), "three sessions");
@@ -179,9 +188,36 @@ Deno.test({
       await t.until((x) => x.includes("1 found"), "the tagged session");
       await t.keys("Escape");
       const r = await t.exited();
-      assert.equal(r.code, 0, r.err);
+      assert.equal(r.code, 130, r.err);
       assert.equal(r.out, "");
     }
+  },
+});
+
+Deno.test({
+  name:
+    "browse: a session whose transcript Claude Code deleted is marked, Enter offers Ctrl-R, which restores it for Enter to resume",
+  ignore: !TMUX,
+  async fn() {
+    const { w, alpha, files } = await threeSessions();
+    await using _ = w;
+    await Deno.remove(files[2]);
+    await using t = new Tmux(w.sb.dir);
+    await t.start(w.sb.env, alpha);
+    await t.type("zebra");
+    let s = await t.until((x) => x.includes("1 found"), "the zebra session");
+    assert.match(s, /rename the zebra module {2}\(deleted\)/);
+    await t.keys("Enter");
+    s = await t.until((x) => x.includes("Ctrl-R restores it"), "the offer to restore");
+    assert.ok(!(await exists(join(w.sb.dir, "code"))), "Enter did not leave");
+    await t.keys("C-r");
+    s = await t.until((x) => x.includes("restored"), "the restore confirmed");
+    assert.ok(await exists(files[2]), "the transcript is back");
+    assert.doesNotMatch(s, /\(deleted\)/);
+    await t.keys("Enter");
+    const r = await t.exited();
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, `cd ${alpha} && claude --resume ${SIDS[2]}\n`);
   },
 });
 
@@ -211,7 +247,7 @@ Deno.test({
       [...l].reduce((n, c) => n + (/[\u3000-\u9fff\uff00-\uff60]/.test(c) ? 2 : 1), 0);
     assert.ok(ls.every((l) => width(l) <= 80), s);
     await tm.keys("Escape");
-    assert.equal((await tm.exited()).code, 0);
+    assert.equal((await tm.exited()).code, 130);
   },
 });
 

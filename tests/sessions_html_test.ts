@@ -90,3 +90,60 @@ Deno.test({
     assert.ok(caught.console.length > 0, "a refused resource logs to the console");
   },
 });
+
+Deno.test({
+  name:
+    "the HTML export renders Claude's Markdown, and raw HTML, scripts, images and unsafe links in it stay text",
+  ignore: CHROMIUM === null,
+  async fn() {
+    await using w = await world();
+    const alpha = w.dir("alpha");
+    const sid = "90000000-0000-4000-8000-00000000000a";
+    const t = new Transcript({ sessionId: sid, cwd: alpha, start: "2026-03-01T09:00:00.000Z" });
+    t.user("explain the retry budget");
+    t.assistant(
+      [
+        "The **retry budget** lives in `src/worker.ts`:",
+        "",
+        "- first item",
+        "- second item",
+        "",
+        "```ts",
+        "const budget = 3; // <b>not bold</b>",
+        "```",
+        "",
+        "| a | b |",
+        "| --- | --- |",
+        "| 1 | 2 |",
+        "",
+        `<script>console.error("injected")</script><img src=x onerror=alert(1)>`,
+        "![tracker](https://example.invalid/pixel.png) and &#x3C;script&#x3E;alert(3)&#x3C;/script&#x3E;",
+        "[safe](https://example.invalid/doc) [bad](javascript:alert(4)) [data](data:text/html,x)",
+        "Done \u001b[2J.",
+      ].join("\n"),
+    );
+    await put(w, t);
+    await ingest(w);
+    const file = join(w.sb.dir, "session.html");
+    const r = await w.run(["sessions", "export", sid, file, "--format", "html"], { cwd: alpha });
+    assert.equal(r.code, 0, r.err);
+    const page = await open(file, join(w.sb.dir, "profile"));
+    assert.equal(page.code, 0);
+    assert.deepEqual(page.console, [], "no console message, no refused load");
+    const dom = page.dom;
+    assert.match(dom, /<strong>retry budget<\/strong>/);
+    assert.match(dom, /<code>src\/worker\.ts<\/code>/);
+    assert.equal((dom.match(/<li>/g) ?? []).length, 2);
+    assert.match(
+      dom,
+      /<pre><code class="language-ts">const budget = 3; \/\/ &lt;b&gt;not bold&lt;\/b&gt;/,
+    );
+    assert.match(dom, /<table>/);
+    assert.match(dom, /<a href="https:\/\/example\.invalid\/doc">safe<\/a>/);
+    assert.doesNotMatch(dom, /<script|<img|<[a-z][^>]*\son\w+=|href="(javascript|data)/i);
+    assert.match(dom, /&lt;script&gt;console\.error/, "the raw HTML is shown as text");
+    assert.match(dom, /\\u001b\[2J/, "a control character is shown escaped");
+    // the prompt stays as typed: a person's text is not Markdown to render
+    assert.match(dom, /<div class="text">explain the retry budget<\/div>/);
+  },
+});

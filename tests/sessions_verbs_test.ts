@@ -3,6 +3,7 @@
  * tag and untag, and the names and tags surviving what the store goes through.
  * Golden files live in tests/fixtures/sessions/; UPDATE_GOLDEN=1 rewrites them.
  */
+import { ACTIVE_GAP_CAP_SECONDS } from "../core/constants.ts";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
@@ -139,7 +140,8 @@ Deno.test("sessions: numbered oldest first, --json in number order, titled in pr
     by.get(`${SID}/subagents/agent-a1.jsonl`)!.title,
     "list every caller of retryBudget",
   );
-  assert.equal(by.get(`${SID}.jsonl`)!.duration_seconds, 42 * 60 + 5);
+  // active time: 7 s of turns, then a 42-minute gap counted as ACTIVE_GAP_CAP_SECONDS
+  assert.equal(by.get(`${SID}.jsonl`)!.duration_seconds, ACTIVE_GAP_CAP_SECONDS + 7);
   assert.equal(
     by.get(`${SID}.jsonl`)!.resume,
     `cd ${f.alpha} && claude --resume ${SID}`,

@@ -3,11 +3,13 @@
  * under the start-up budget and runs on Deno's terminal API as well). It reads keys from the
  * terminal, keeps the state, and redraws the whole screen on every change and on resize.
  *
- * Two places take keys: the search line, where typing searches as you go, and the list, where
- * letters are commands (r restore, e export, t tag, a all projects, q quit). Down or Tab moves
- * from the search line to the list; `/` goes back. Ctrl-R, Ctrl-E and Ctrl-T act from either.
+ * Keys follow fzf and atuin: typing always filters (the search line is the only place text
+ * goes), arrows and Ctrl-P/Ctrl-N always move, and every action is on a key typing cannot
+ * produce: Enter resumes, Tab opens the preview, Ctrl-R restores, Ctrl-E exports, Ctrl-T
+ * tags, Ctrl-A switches between this project and all, Ctrl-U clears the line. Esc and
+ * Ctrl-C leave with exit code 130, as fzf does.
  */
-import { escapeControls } from "../output.ts";
+import { fit } from "../table.ts";
 import { TerminusError } from "../errors.ts";
 import type { SessionView } from "../sessions/list.ts";
 import { day } from "../time.ts";
@@ -28,7 +30,9 @@ export type Key =
       | "ctrl-c"
       | "ctrl-r"
       | "ctrl-e"
-      | "ctrl-t";
+      | "ctrl-t"
+      | "ctrl-a"
+      | "ctrl-u";
   };
 
 /** Splits raw terminal input into keys. Unknown escape sequences are dropped whole. */
@@ -56,15 +60,17 @@ export function parseKeys(s: string): Key[] {
       if (k) out.push({ k } as Key);
       continue;
     }
-    if (c === "\r" || c === "\n") out.push({ k: "enter" });
+    if (c === "\r") out.push({ k: "enter" });
     else if (c === "\t") out.push({ k: "tab" });
     else if (c === "\x7f" || c === "\b") out.push({ k: "backspace" });
     else if (c === "\x03") out.push({ k: "ctrl-c" });
     else if (c === "\x12") out.push({ k: "ctrl-r" });
     else if (c === "\x05") out.push({ k: "ctrl-e" });
     else if (c === "\x14") out.push({ k: "ctrl-t" });
-    else if (c === "\x10") out.push({ k: "up" });
-    else if (c === "\x0e") out.push({ k: "down" });
+    else if (c === "\x01") out.push({ k: "ctrl-a" });
+    else if (c === "\x15") out.push({ k: "ctrl-u" });
+    else if (c === "\x10" || c === "\x0b") out.push({ k: "up" }); // Ctrl-P, Ctrl-K
+    else if (c === "\x0e" || c === "\x0a") out.push({ k: "down" }); // Ctrl-N, Ctrl-J
     else if (c >= " ") out.push({ k: "char", c });
   }
   return out;
@@ -72,7 +78,8 @@ export function parseKeys(s: string): Key[] {
 
 export interface State {
   text: string;
-  focus: "search" | "list" | "tag";
+  /** "tag" while Ctrl-T's prompt takes the tag; otherwise typing goes to the search line. */
+  focus: "search" | "tag";
   tagText: string;
   all: boolean;
   sessions: SessionView[];
@@ -83,8 +90,11 @@ export interface State {
   previewLines: string[];
   previewOf: number | null;
   message: string;
-  /** Set when the browser is done: the line to print on stdout, or null for none. */
-  done: { print: string | null } | null;
+  /**
+   * Set when the browser is done: the line to print on stdout (or null), and whether the
+   * person left without choosing (Esc, Ctrl-C: exit code 130).
+   */
+  done: { print: string | null; cancelled: boolean } | null;
   /** Bold, dim and reverse video; off under NO_COLOR, where `>` alone marks the choice. */
   styled: boolean;
 }
@@ -130,20 +140,20 @@ function act(s: State, what: () => string): void {
   }
 }
 
-/** Applies one key; returns whether the list must be searched again. */
+/** Applies one key. */
 export function press(s: State, key: Key, src: BrowseSource): void {
   const sel = current(s);
   if (s.focus === "tag") {
     if (key.k === "enter") {
       const tags = s.tagText.split(/[\s,]+/).filter((t) => t !== "");
-      s.focus = "list";
+      s.focus = "search";
       if (sel && tags.length) act(s, () => src.tag(sel.session_no, tags));
       s.tagText = "";
       const said = s.message;
       refresh(s, src, true);
       s.message ||= said;
     } else if (key.k === "esc" || key.k === "ctrl-c") {
-      s.focus = "list";
+      s.focus = "search";
       s.tagText = "";
       s.message = "";
     } else if (key.k === "backspace") s.tagText = s.tagText.slice(0, -1);
@@ -153,24 +163,23 @@ export function press(s: State, key: Key, src: BrowseSource): void {
   switch (key.k) {
     case "ctrl-c":
     case "esc":
-      s.done = { print: null };
+      s.done = { print: null, cancelled: true };
       return;
     case "enter":
-      if (sel) {
-        s.done = { print: sel.resume };
-        if (!sel.resume) {
-          s.done = null;
-          s.message = `#${sel.session_no} cannot be resumed on its own (a subagent's transcript)`;
-        }
-      }
+      if (!sel) return;
+      if (sel.resume) s.done = { print: sel.resume, cancelled: false };
+      else if (sel.sidecar) {
+        s.message = `#${sel.session_no} cannot be resumed on its own (a subagent's transcript)`;
+      } else if (!sel.transcript_present) {
+        s.message =
+          `#${sel.session_no}'s transcript was deleted by Claude Code: Ctrl-R restores it, then Enter resumes`;
+      } else s.message = `#${sel.session_no} has no session id to resume it by`;
       return;
     case "up":
       if (s.selected > 0) s.selected--;
-      else s.focus = "search";
       return;
     case "down":
-      if (s.focus === "search") s.focus = "list";
-      else if (s.selected < s.sessions.length - 1) s.selected++;
+      if (s.selected < s.sessions.length - 1) s.selected++;
       return;
     case "pgup":
       if (s.preview) s.previewTop = Math.max(0, s.previewTop - 10);
@@ -181,11 +190,15 @@ export function press(s: State, key: Key, src: BrowseSource): void {
       else s.selected = Math.max(0, Math.min(s.sessions.length - 1, s.selected + 10));
       return;
     case "tab":
-      if (s.focus === "search") s.focus = "list";
-      else s.preview = !s.preview;
+      s.preview = !s.preview;
       return;
     case "ctrl-r":
-      if (sel) act(s, () => src.restore(sel.session_no));
+      if (sel) {
+        act(s, () => src.restore(sel.session_no));
+        const said = s.message;
+        refresh(s, src, true); // the session's transcript is there again: its resume line too
+        s.message ||= said;
+      }
       return;
     case "ctrl-e":
       if (sel) act(s, () => src.exportMd(sel.session_no));
@@ -193,78 +206,35 @@ export function press(s: State, key: Key, src: BrowseSource): void {
     case "ctrl-t":
       if (sel) s.focus = "tag";
       return;
+    case "ctrl-a":
+      s.all = !s.all;
+      refresh(s, src, true);
+      return;
+    case "ctrl-u":
+      if (s.text) {
+        s.text = "";
+        refresh(s, src);
+      }
+      return;
     case "backspace":
-      if (s.focus === "search" && s.text) {
+      if (s.text) {
         s.text = s.text.slice(0, -1);
         refresh(s, src);
       }
       return;
     case "char":
-      if (s.focus === "search") {
-        s.text += key.c;
-        refresh(s, src);
-        return;
-      }
-      switch (key.c) {
-        case "q":
-          s.done = { print: null };
-          return;
-        case "/":
-          s.focus = "search";
-          return;
-        case "j":
-          return press(s, { k: "down" }, src);
-        case "k":
-          return press(s, { k: "up" }, src);
-        case "p":
-          s.preview = !s.preview;
-          return;
-        case "a":
-          s.all = !s.all;
-          refresh(s, src, true);
-          return;
-        case "r":
-          return press(s, { k: "ctrl-r" }, src);
-        case "e":
-          return press(s, { k: "ctrl-e" }, src);
-        case "t":
-          return press(s, { k: "ctrl-t" }, src);
-      }
+      s.text += key.c;
+      refresh(s, src);
+      return;
   }
 }
 
 const SGR = { rev: "\x1b[7m", bold: "\x1b[1m", dim: "\x1b[2m" };
 
-/** Wide (CJK, Hangul, fullwidth, most emoji): two columns in a terminal. */
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
-/** Drawn on the character before: combining marks, zero-width spaces and joiners, selectors. */
-const ZERO = /[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]/u;
-
-function cells(ch: string): number {
-  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
-}
-
-/**
- * Cuts to `w` terminal columns. A line wider than the terminal would wrap and scroll the
- * whole screen up, so wide characters count two.
- */
-function fit(s: string, w: number): string {
-  const chars = [...escapeControls(s).replace(/\t/g, " ").replace(/\n/g, " ")];
-  let used = 0;
-  let cut = -1; // where the text stops when it needs the "…"
-  for (let i = 0; i < chars.length; i++) {
-    const c = cells(chars[i]);
-    if (cut < 0 && used + c > w - 1) cut = i;
-    used += c;
-    if (used > w) return chars.slice(0, cut).join("") + "…";
-  }
-  return chars.join("");
-}
-
 function itemLine(v: SessionView): string {
   const tags = v.tags.length ? "  " + v.tags.map((t) => `+${t}`).join(" ") : "";
-  const marks = (v.sidecar ? "  (subagent)" : "") + (v.evicted ? "  (evicted)" : "");
+  const marks = (v.sidecar ? "  (subagent)" : "") + (v.evicted ? "  (evicted)" : "") +
+    (v.transcript_present === false ? "  (deleted)" : "");
   return `#${v.session_no}  ${day(v.first_turn_at)}  ${v.title ?? "(untitled)"}${tags}${marks}`;
 }
 
@@ -291,7 +261,7 @@ export function render(s: State, src: BrowseSource, cols: number, rows: number):
     }
     const on = s.top + i === s.selected;
     const text = fit((on ? "> " : "  ") + itemLine(v), w);
-    lines.push(on && s.focus !== "search" ? REV(text) : on ? BOLD(text) : text);
+    lines.push(on ? REV(text) : text);
   }
   if (s.preview) {
     const sel = current(s);
@@ -310,9 +280,7 @@ export function render(s: State, src: BrowseSource, cols: number, rows: number):
   const help = s.focus === "tag"
     ? `tag #${current(s)?.session_no}: ${s.tagText}█  (Enter adds, Esc cancels)`
     : s.message ||
-      (s.focus === "search"
-        ? "type to search, +tag filters · ↓ list · Enter resume · Esc quit"
-        : "Enter resume · p preview · r restore · e export · t tag · a all/this project · / search · q quit");
+      "type to filter (+tag too) · ↑↓ · Enter resume · Tab preview · ^R restore · ^E export · ^T tag · ^A all · Esc";
   lines.push(DIM(fit(help, w)));
   return "\x1b[H" + lines.map((l) => l + "\x1b[K").join("\r\n") + "\x1b[J";
 }
@@ -325,12 +293,12 @@ export interface Terminal {
   onResize(f: () => void): () => void;
 }
 
-/** Runs the browser until a key ends it; returns the line to print, or null. */
+/** Runs the browser until a key ends it; returns the line to print, and whether it was left. */
 export async function runBrowser(
   term: Terminal,
   src: BrowseSource,
   styled: boolean,
-): Promise<string | null> {
+): Promise<{ print: string | null; cancelled: boolean }> {
   const s = initialState(styled);
   refresh(s, src);
   const draw = () => {
@@ -358,7 +326,7 @@ export async function runBrowser(
     term.write("\x1b[?25h\x1b[?1049l");
     term.setRaw(false);
   }
-  return s.done?.print ?? null;
+  return s.done ?? { print: null, cancelled: true };
 }
 
 /**

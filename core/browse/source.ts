@@ -66,7 +66,7 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
       const parsed = parseQuery(words.filter((w) => !w.startsWith("+")).join(" "));
       const q = /\s$/.test(text) || words.at(-1)?.startsWith("+") ? parsed : asPrefix(parsed);
       if (!q.match) {
-        const rows = listSessions(i.db, vis, { tags, limit: LIST_MAX });
+        const rows = listSessions(i.db, vis, { tags, limit: LIST_MAX, durations: false });
         return { sessions: rows.map((r) => viewOf(r, filter)), problem: null };
       }
       const args = { query: q, vis, filters: {}, limit: SEARCH_LIMIT_MAX };

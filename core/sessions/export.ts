@@ -27,7 +27,11 @@ export function exportFormat(v: string | undefined): ExportFormat {
 const encoder = new TextEncoder();
 
 /** The export's bytes. Markdown and HTML carry every tool result whole. */
-export function exportBytes(s: LoadedSession, format: Exclude<ExportFormat, "jsonl">): Uint8Array {
+export function exportBytes(
+  s: LoadedSession,
+  format: Exclude<ExportFormat, "jsonl">,
+  markdown: ((text: string) => string) | null = null,
+): Uint8Array {
   if (s.view.evicted) {
     throw new NotFoundError(
       `session #${s.view.session_no}'s text was evicted by retention; there is nothing to export`,
@@ -37,7 +41,9 @@ export function exportBytes(s: LoadedSession, format: Exclude<ExportFormat, "jso
     conversation(s.records, null, s.subagents),
     sessionChanges(s.records, s.turnIds),
   );
-  return encoder.encode(format === "md" ? renderMarkdown(s.view, msgs) : renderHtml(s.view, msgs));
+  return encoder.encode(
+    format === "md" ? renderMarkdown(s.view, msgs) : renderHtml(s.view, msgs, markdown),
+  );
 }
 
 /** Writes beside the target and renames over it, so a failed export leaves no half file. */

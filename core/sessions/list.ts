@@ -4,17 +4,45 @@
  */
 import { basename } from "../posix.ts";
 import type { SessionRow } from "../store/query.ts";
-import { day, durationText, secondsBetween } from "../time.ts";
+import { day, durationText } from "../time.ts";
 import { chooseTitle, foldCut, type TitleSource } from "./titles.ts";
-import { TITLE_PROMPT_CHARS } from "../constants.ts";
+import { LIST_TITLE_MIN, TITLE_PROMPT_CHARS } from "../constants.ts";
+import { table } from "../table.ts";
 
 /** The stored row, less the raw title facts, plus what a person reads off it. */
-export interface SessionView
-  extends Omit<SessionRow, "cwd" | "custom_title" | "ai_title" | "summary" | "first_prompt"> {
+export interface SessionView extends
+  Omit<
+    SessionRow,
+    | "cwd"
+    | "custom_title"
+    | "ai_title"
+    | "summary"
+    | "first_prompt"
+    | "transcript_path"
+    | "active_seconds"
+  > {
   title: string | null;
   title_source: TitleSource | null;
   duration_seconds: number | null;
   resume: string | null;
+  /**
+   * False when Claude Code has deleted the transcript (its 30-day sweep, or by hand): then
+   * `claude --resume` cannot find it and `terminus sessions restore` is the way back. Null
+   * when the store does not know where the transcript was.
+   */
+  transcript_present: boolean | null;
+}
+
+/** Whether the transcript is still where it was archived from. */
+export function transcriptPresent(path: string | null): boolean | null {
+  if (path === null) return null;
+  try {
+    Deno.statSync(path);
+    return true;
+  } catch (e) {
+    // a folder that cannot be read says nothing about the file: only "not there" counts
+    return e instanceof Deno.errors.NotFound ? false : null;
+  }
 }
 
 /** A path as one shell word: bare when it is plain, single-quoted otherwise. */
@@ -27,8 +55,8 @@ export function shellWord(s: string): string {
  * session ran in, so that directory (its first cwd) is used, falling back to the project. A
  * subagent's sidecar cannot be resumed on its own.
  */
-export function resumeCommand(r: SessionRow): string | null {
-  if (r.sidecar || !r.session_id) return null;
+export function resumeCommand(r: SessionRow, present = true): string | null {
+  if (r.sidecar || !r.session_id || !present) return null;
   const dir = r.cwd ?? r.project;
   if (!dir) return null;
   return `cd ${shellWord(dir)} && claude --resume ${r.session_id}`;
@@ -38,6 +66,7 @@ export function resumeCommand(r: SessionRow): string | null {
 export function viewOf(r: SessionRow, filter: (s: string) => string = (s) => s): SessionView {
   const t = chooseTitle(r);
   if (t.title !== null) t.title = filter(t.title);
+  const present = transcriptPresent(r.transcript_path);
   return {
     session_key: r.session_key,
     session_no: r.session_no,
@@ -55,25 +84,46 @@ export function viewOf(r: SessionRow, filter: (s: string) => string = (s) => s):
     title_source: t.source,
     name: r.name === null ? null : filter(r.name),
     tags: r.tags,
-    duration_seconds: secondsBetween(r.first_turn_at, r.last_turn_at),
-    resume: resumeCommand(r),
+    duration_seconds: r.active_seconds,
+    resume: resumeCommand(r, present !== false),
+    transcript_present: present,
   };
 }
 
-/** One listing line: number, day, title, file, turns, project, branch, tags, marks, duration. */
-export function listingLine(v: SessionView): string {
-  const parts = [
-    `#${v.session_no}`,
-    day(v.first_turn_at),
-    v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS),
-    basename(v.session_key),
-    `${v.turns} turn(s)`,
-    v.project ?? "-",
-    v.branch ?? "-",
-  ];
-  if (v.tags.length) parts.push(v.tags.map((t) => `+${t}`).join(" "));
-  if (v.sidecar) parts.push("(subagent)");
-  if (v.evicted) parts.push("(evicted)");
-  parts.push(durationText(v.duration_seconds));
-  return parts.join("  ") + "\n";
+/**
+ * The listing, one aligned line per session: number, day, title, file, turns, project, branch,
+ * tags and marks, duration. Given the terminal's width, the title is cut first, then the
+ * project, the file name and the branch; the number and the day never are.
+ */
+export function listingLines(views: SessionView[], max: number | null): string[] {
+  const rows = views.map((v) => {
+    const marks = [
+      ...(v.tags.length ? [v.tags.map((t) => `+${t}`).join(" ")] : []),
+      ...(v.sidecar ? ["(subagent)"] : []),
+      ...(v.evicted ? ["(evicted)"] : []),
+      ...(v.transcript_present === false ? ["(deleted)"] : []),
+    ].join(" ");
+    return [
+      `#${v.session_no}`,
+      day(v.first_turn_at),
+      v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS),
+      basename(v.session_key),
+      `${v.turns} turn(s)`,
+      v.project ?? "-",
+      v.branch ?? "-",
+      marks,
+      durationText(v.duration_seconds),
+    ];
+  });
+  return table(rows, [
+    {},
+    {},
+    { cut: 1, min: LIST_TITLE_MIN },
+    { cut: 3, min: 8 },
+    {},
+    { cut: 2, min: 12 },
+    { cut: 4, min: 6 },
+    {},
+    {},
+  ], max).map((l) => l + "\n");
 }

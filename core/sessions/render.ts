@@ -42,6 +42,17 @@ export function headerFacts(v: SessionView): [string, string][] {
   if (v.tags.length) facts.push(["tags", v.tags.join(" ")]);
   if (v.sidecar) facts.push(["kind", "subagent"]);
   if (v.evicted) facts.push(["text", "evicted by retention"]);
+  // Claude Code deleted the transcript, so `claude --resume` would fail: offer the restore
+  if (v.transcript_present === false) {
+    facts.push([
+      "restore",
+      v.evicted
+        ? "the transcript was deleted by Claude Code and its text evicted: nothing to restore"
+        : v.sidecar
+        ? "the transcript was deleted by Claude Code; restoring its parent session brings it back"
+        : `the transcript was deleted by Claude Code; terminus sessions restore ${v.session_no} brings it back`,
+    ]);
+  }
   if (v.resume) facts.push(["resume", v.resume]);
   return facts;
 }
@@ -196,6 +207,12 @@ dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; overflow-wrap: anywhe
 .msg { margin: 1rem 0; } .role { font-weight: 700; } .when { color: var(--muted); font-size: .85rem; }
 .you .role { color: var(--you); }
 .text { white-space: pre-wrap; overflow-wrap: anywhere; margin: .25rem 0 0; }
+.md { overflow-wrap: anywhere; margin: .25rem 0 0; } .md > :first-child { margin-top: 0; }
+.md pre, .md code { font-family: ui-monospace, Menlo, monospace; font-size: .9rem; }
+.md pre { background: var(--card); border: 1px solid var(--border); border-radius: 6px;
+  padding: .5rem .75rem; overflow-x: auto; }
+.md table { border-collapse: collapse; } .md th, .md td { border: 1px solid var(--border);
+  padding: .2rem .5rem; }
 .tool { margin: .35rem 0 .35rem 1rem; font-size: .9rem; }
 .tool summary, .tool .call { cursor: pointer; font-family: ui-monospace, Menlo, monospace; }
 .tool pre { background: var(--card); border: 1px solid var(--border); border-radius: 6px;
@@ -207,8 +224,15 @@ dl.facts dt { font-weight: 600; } dl.facts dd { margin: 0; overflow-wrap: anywhe
 .sub { margin: .35rem 0 .35rem 1rem; color: var(--muted); }
 `;
 
-/** One self-contained page: inline CSS, no script, results folded in <details>. */
-export function renderHtml(v: SessionView, msgs: Message[]): string {
+/**
+ * One self-contained page: inline CSS, no script, results folded in <details>. Claude's
+ * replies go through `markdown` (markdown.ts renders them; absent, they are shown as text).
+ */
+export function renderHtml(
+  v: SessionView,
+  msgs: Message[],
+  markdown: ((text: string) => string) | null = null,
+): string {
   const h = htmlEscape;
   const out: string[] = [
     `<!DOCTYPE html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n`,
@@ -239,8 +263,14 @@ export function renderHtml(v: SessionView, msgs: Message[]): string {
     role = r;
     switch (m.type) {
       case "prompt":
-      case "text":
         out.push(`<div class="text">${h(m.text)}</div>\n`);
+        break;
+      case "text":
+        out.push(
+          markdown
+            ? `<div class="md">${markdown(m.text)}</div>\n`
+            : `<div class="text">${h(m.text)}</div>\n`,
+        );
         break;
       case "command":
         out.push(`<div class="text"><strong>${h(m.text)}</strong></div>\n`);

@@ -4,6 +4,7 @@
  */
 import type { Db } from "./db.ts";
 import { turnId } from "./ids.ts";
+import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
 import { historyProjects } from "./history_sql.ts";
 
@@ -70,7 +71,7 @@ export interface SearchFilters {
   until?: string | null;
   /** Only these sessions' turns (the post-compaction window). */
   sessionNo?: number | null;
-  /** Only prompts: user records that are not tool results. */
+  /** Only prompts a person typed (see isTyped). */
   prompts?: boolean;
   /** Only turns a hook may quote: prompts and replies, never tool results. */
   quotable?: boolean;
@@ -147,7 +148,9 @@ export function searchCandidates(
     params.push(f.maxId);
   }
   if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
-  if (f.prompts) where.push("t.is_tool_result = 0 AND t.record_type = 'user'");
+  // what a person typed (is_typed): no tool result, compaction summary, harness text or
+  // subagent prompt, which Claude Code all files as user records too
+  if (f.prompts) where.push("t.is_typed = 1");
   if (f.sessionNo != null) {
     where.push("t.session_no = ?");
     params.push(f.sessionNo);
@@ -304,6 +307,10 @@ export interface SessionRow {
   watermark: number | null;
   sidecar: boolean;
   evicted: boolean;
+  /** Where the transcript was archived from (Claude Code may have deleted it since). */
+  transcript_path: string | null;
+  /** Active time (activeSeconds); null when not asked for or the session has no timed turn. */
+  active_seconds: number | null;
   /** The session's name and transcript titles, for the title's priority order. */
   name: string | null;
   custom_title: string | null;
@@ -328,6 +335,31 @@ export interface SessionFilters {
    * "number": by session_no, the order the JSON contract names. `limit` keeps the first n.
    */
   order?: "newest" | "number";
+  /** False skips the active-time query (the browser's list, redrawn on every key, shows none). */
+  durations?: boolean;
+}
+
+/**
+ * Each session's active time in whole seconds: the gaps between its consecutive turns, each
+ * capped at `capSeconds`, summed. A session resumed months later is not months long. Turns
+ * are read by id range (a session's turn ids are contiguous), so no index is needed.
+ */
+export function activeSeconds(
+  db: Db,
+  sessionNos: number[],
+  capSeconds: number,
+): Map<number, number> {
+  if (sessionNos.length === 0) return new Map();
+  const rows = db.prepare(
+    `SELECT n, CAST(ROUND(SUM(MIN(MAX(gap, 0), ?))) AS INTEGER) AS s FROM (
+       SELECT t.session_no AS n, (julianday(t.ts) - julianday(LAG(t.ts) OVER (
+         PARTITION BY t.session_no ORDER BY t.id))) * 86400.0 AS gap
+       FROM json_each(?) j JOIN turns t ON t.id >= j.value * ${TURN_SEQ_SPAN}
+         AND t.id < (j.value + 1) * ${TURN_SEQ_SPAN}
+       WHERE t.ts IS NOT NULL)
+     GROUP BY n`,
+  ).all(capSeconds, JSON.stringify(sessionNos)) as { n: number; s: number | null }[];
+  return new Map(rows.map((r) => [r.n, r.s ?? 0]));
 }
 
 /** Visible sessions in `f.order`; `limit` keeps the first n of that order. */
@@ -363,7 +395,7 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
       m.branch, m.first_turn_at, m.last_turn_at,
       (SELECT count(*) FROM turns t WHERE t.session_no = s.session_no) AS turns,
       w.offset AS watermark, m.parent_session_key IS NOT NULL AS sidecar,
-      COALESCE(m.is_evicted, 0) AS evicted, ${h.select}
+      COALESCE(m.is_evicted, 0) AS evicted, m.transcript_path, ${h.select}
     FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
       LEFT JOIN watermarks w ON w.session_no = s.session_no ${h.join}
     WHERE ${where.join(" AND ")}
@@ -377,7 +409,13 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
     params.push(f.limit);
   }
   const n = (v: unknown) => (v as string | null) ?? null;
-  return (db.prepare(sql).all(...params) as Record<string, unknown>[]).map((r) => ({
+  const rows = db.prepare(sql).all(...params) as Record<string, unknown>[];
+  const active = f.durations === false ? new Map<number, number>() : activeSeconds(
+    db,
+    rows.map((r) => r.session_no as number),
+    ACTIVE_GAP_CAP_SECONDS,
+  );
+  return rows.map((r) => ({
     session_key: r.session_key as string,
     session_no: r.session_no as number,
     session_id: n(r.session_id),
@@ -391,6 +429,8 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
     watermark: (r.watermark as number | null) ?? null,
     sidecar: r.sidecar === 1,
     evicted: r.evicted === 1,
+    transcript_path: n(r.transcript_path),
+    active_seconds: active.get(r.session_no as number) ?? null,
     name: n(r.name),
     custom_title: n(r.custom_title),
     ai_title: n(r.ai_title),
