@@ -15,8 +15,11 @@ export function cells(ch: string): number {
   return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
 }
 
+const ASCII = /^[\x20-\x7e]*$/;
+
 /** Columns `s` takes on screen. */
 export function width(s: string): number {
+  if (ASCII.test(s)) return s.length; // the usual cell: one column a character
   let n = 0;
   for (const ch of s) n += cells(ch);
   return n;
@@ -27,7 +30,11 @@ export function width(s: string): number {
  * wrap and scroll the whole screen up, so wide characters count two.
  */
 export function fit(s: string, w: number): string {
-  const chars = [...escapeControls(s).replace(/\t/g, " ").replace(/\n/g, " ")];
+  const plain = escapeControls(s).replace(/\t/g, " ").replace(/\n/g, " ");
+  if (ASCII.test(plain)) {
+    return plain.length <= w ? plain : plain.slice(0, Math.max(0, w - 1)) + "…";
+  }
+  const chars = [...plain];
   let used = 0;
   let cut = -1; // where the text stops when it needs the "…"
   for (let i = 0; i < chars.length; i++) {

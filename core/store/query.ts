@@ -341,25 +341,41 @@ export interface SessionFilters {
 
 /**
  * Each session's active time in whole seconds: the gaps between its consecutive turns, each
- * capped at `capSeconds`, summed. A session resumed months later is not months long. Turns
- * are read by id range (a session's turn ids are contiguous), so no index is needed.
+ * capped at `capSeconds`, summed, so a session resumed months later is not months long. A
+ * session whose first and last turn are at most the cap apart has no gap to cap: its active
+ * time is that span, read off the row, and only the longer ones read their turns' times (by
+ * id range: a session's turn ids are contiguous).
  */
 export function activeSeconds(
   db: Db,
-  sessionNos: number[],
+  sessions: { session_no: number; first_turn_at: string | null; last_turn_at: string | null }[],
   capSeconds: number,
 ): Map<number, number> {
-  if (sessionNos.length === 0) return new Map();
-  const rows = db.prepare(
-    `SELECT n, CAST(ROUND(SUM(MIN(MAX(gap, 0), ?))) AS INTEGER) AS s FROM (
-       SELECT t.session_no AS n, (julianday(t.ts) - julianday(LAG(t.ts) OVER (
-         PARTITION BY t.session_no ORDER BY t.id))) * 86400.0 AS gap
-       FROM json_each(?) j JOIN turns t ON t.id >= j.value * ${TURN_SEQ_SPAN}
-         AND t.id < (j.value + 1) * ${TURN_SEQ_SPAN}
-       WHERE t.ts IS NOT NULL)
-     GROUP BY n`,
-  ).all(capSeconds, JSON.stringify(sessionNos)) as { n: number; s: number | null }[];
-  return new Map(rows.map((r) => [r.n, r.s ?? 0]));
+  const out = new Map<number, number>();
+  const cap = capSeconds * 1000;
+  const times = db.prepare(
+    "SELECT ts FROM turns WHERE id >= ? AND id < ? AND ts IS NOT NULL ORDER BY id",
+  );
+  for (const r of sessions) {
+    if (r.first_turn_at === null || r.last_turn_at === null) continue;
+    const span = Date.parse(r.last_turn_at) - Date.parse(r.first_turn_at);
+    if (!Number.isFinite(span)) continue;
+    if (span <= cap) {
+      out.set(r.session_no, Math.round(Math.max(0, span) / 1000));
+      continue;
+    }
+    let prev = NaN;
+    let sum = 0;
+    const from = r.session_no * TURN_SEQ_SPAN;
+    for (const t of times.all(from, from + TURN_SEQ_SPAN) as { ts: string }[]) {
+      const at = Date.parse(t.ts);
+      if (Number.isNaN(at)) continue;
+      if (!Number.isNaN(prev)) sum += Math.min(Math.max(at - prev, 0), cap);
+      prev = at;
+    }
+    out.set(r.session_no, Math.round(sum / 1000));
+  }
+  return out;
 }
 
 /** Visible sessions in `f.order`; `limit` keeps the first n of that order. */
@@ -412,7 +428,7 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
   const rows = db.prepare(sql).all(...params) as Record<string, unknown>[];
   const active = f.durations === false ? new Map<number, number>() : activeSeconds(
     db,
-    rows.map((r) => r.session_no as number),
+    rows as { session_no: number; first_turn_at: string | null; last_turn_at: string | null }[],
     ACTIVE_GAP_CAP_SECONDS,
   );
   return rows.map((r) => ({
