@@ -12,7 +12,7 @@ import { asPrefix, parseQuery } from "../recall/query.ts";
 import { rank } from "../recall/rank.ts";
 import { titleHits } from "../recall/titles.ts";
 import { SEARCH_LIMIT_MAX } from "../constants.ts";
-import { type SessionView, viewOf } from "../sessions/list.ts";
+import { type SessionView, transcriptPresent, viewOf } from "../sessions/list.ts";
 import { loadSession } from "../sessions/load.ts";
 import { conversation } from "../sessions/conversation.ts";
 import { renderText } from "../sessions/render.ts";
@@ -51,6 +51,14 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
   const everywhere: Visibility = { project: null, exclude: i.cfg.exclude };
   const filter = egress(i.cfg.privacy.redactRecall);
   const row = (no: number) => listSessions(i.db, everywhere, { sessionNo: no })[0];
+  // the list is rebuilt on every key: each transcript is looked for once, and again only
+  // after a restore
+  const seen = new Map<string, boolean | null>();
+  const present = (path: string | null) => {
+    if (path === null) return null;
+    if (!seen.has(path)) seen.set(path, transcriptPresent(path));
+    return seen.get(path)!;
+  };
   return {
     project: i.current?.project ?? null,
     find(text, all) {
@@ -67,7 +75,7 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
       const q = /\s$/.test(text) || words.at(-1)?.startsWith("+") ? parsed : asPrefix(parsed);
       if (!q.match) {
         const rows = listSessions(i.db, vis, { tags, limit: LIST_MAX, durations: false });
-        return { sessions: rows.map((r) => viewOf(r, filter)), problem: null };
+        return { sessions: rows.map((r) => viewOf(r, filter, present)), problem: null };
       }
       const args = { query: q, vis, filters: {}, limit: SEARCH_LIMIT_MAX };
       const order: number[] = [];
@@ -76,8 +84,8 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
       }
       const views: SessionView[] = [];
       for (const no of order) {
-        const r = listSessions(i.db, vis, { sessionNo: no, tags })[0];
-        if (r) views.push(viewOf(r, filter));
+        const r = listSessions(i.db, vis, { sessionNo: no, tags, durations: false })[0];
+        if (r) views.push(viewOf(r, filter, present));
       }
       return { sessions: views, problem: null };
     },
@@ -100,6 +108,7 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
         dryRun: false,
       });
       writeRestore(plan);
+      seen.clear();
       const n = plan.files.filter((f) => f.status === "restored").length;
       return `#${no}: ${n} file(s) restored, ${
         plan.files.length - n

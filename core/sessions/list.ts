@@ -62,11 +62,18 @@ export function resumeCommand(r: SessionRow, present = true): string | null {
   return `cd ${shellWord(dir)} && claude --resume ${r.session_id}`;
 }
 
-/** `filter` is the egress filter: a title is archived text like any other. */
-export function viewOf(r: SessionRow, filter: (s: string) => string = (s) => s): SessionView {
+/**
+ * `filter` is the egress filter: a title is archived text like any other. `present` says
+ * whether the transcript is still there (the browser passes one that remembers).
+ */
+export function viewOf(
+  r: SessionRow,
+  filter: (s: string) => string = (s) => s,
+  present: (path: string | null) => boolean | null = transcriptPresent,
+): SessionView {
   const t = chooseTitle(r);
   if (t.title !== null) t.title = filter(t.title);
-  const present = transcriptPresent(r.transcript_path);
+  const there = present(r.transcript_path);
   return {
     session_key: r.session_key,
     session_no: r.session_no,
@@ -85,8 +92,8 @@ export function viewOf(r: SessionRow, filter: (s: string) => string = (s) => s):
     name: r.name === null ? null : filter(r.name),
     tags: r.tags,
     duration_seconds: r.active_seconds,
-    resume: resumeCommand(r, present !== false),
-    transcript_present: present,
+    resume: resumeCommand(r, there !== false),
+    transcript_present: there,
   };
 }
 
