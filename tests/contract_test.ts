@@ -15,6 +15,18 @@ import { REPO_DIR, runCli } from "./helpers.ts";
 import { CLAUDE, install, settle, setupBox } from "./setup_helpers.ts";
 import { ingest, put, Transcript, world } from "./read_helpers.ts";
 
+/** A sandbox with one archived session in `folder`: a prompt, and a reply when given. */
+async function oneSession(id: string, prompt: string, reply?: string, folder = "alpha") {
+  const w = await world();
+  const dir = w.dir(folder);
+  const t = new Transcript({ sessionId: id, cwd: dir, start: "2026-01-05T09:00:00.000Z" });
+  t.user(prompt);
+  if (reply !== undefined) t.assistant(reply);
+  await put(w, t);
+  await ingest(w);
+  return { w, dir };
+}
+
 Deno.test("time bounds: exactly YYYY-MM-DD and YYYY-MM-DDTHH:MM:SS.mmmZ", () => {
   assert.equal(parseBound("2026-01-05", "start"), "2026-01-05T00:00:00.000Z");
   assert.equal(parseBound("2026-01-05", "end"), "2026-01-05T23:59:59.999Z");
@@ -51,16 +63,11 @@ Deno.test("time bounds: the CLI refuses other forms with exit 2 and names only t
 });
 
 Deno.test("MCP since takes the same two forms, and a no-project reason names the argument project", async () => {
-  await using w = await world();
-  const alpha = w.dir("alpha");
-  const t = new Transcript({
-    sessionId: "71717171-0000-4000-8000-000000000001",
-    cwd: alpha,
-    start: "2026-01-05T09:00:00.000Z",
-  });
-  t.user("the retry budget");
-  await put(w, t);
-  await ingest(w);
+  const { w, dir: alpha } = await oneSession(
+    "71717171-0000-4000-8000-000000000001",
+    "the retry budget",
+  );
+  await using _ = w;
   const env = (n: string) => w.sb.env[n];
   const toolEnv = (cwd: string) => () => ({
     cfg: loadConfig(env),
@@ -175,16 +182,8 @@ Deno.test("a reference of digits alone: a UUID prefix when it starts with 0 or i
 });
 
 Deno.test("show: an absent id is said once on stderr, and with --json only in absent", async () => {
-  await using w = await world();
-  const alpha = w.dir("alpha");
-  const t = new Transcript({
-    sessionId: "72727272-0000-4000-8000-000000000001",
-    cwd: alpha,
-    start: "2026-01-05T09:00:00.000Z",
-  });
-  t.user("hello");
-  await put(w, t);
-  await ingest(w);
+  const { w, dir: alpha } = await oneSession("72727272-0000-4000-8000-000000000001", "hello");
+  await using _ = w;
   const missing = String(2 ** 24 + 999);
   const r = await w.run(["show", missing], { cwd: alpha });
   assert.equal(r.code, 0, r.err);
@@ -233,16 +232,13 @@ Deno.test("sessions export --format pdf names the three formats once each", asyn
 });
 
 Deno.test("`deno task terminus mcp` answers for the folder it was typed in", async () => {
-  await using w = await world();
-  const there = w.dir("there");
-  const t = new Transcript({
-    sessionId: "73737373-0000-4000-8000-000000000001",
-    cwd: there,
-    start: "2026-01-05T09:00:00.000Z",
-  });
-  t.user("the folder marker zanzibar");
-  await put(w, t);
-  await ingest(w);
+  const { w, dir: there } = await oneSession(
+    "73737373-0000-4000-8000-000000000001",
+    "the folder marker zanzibar",
+    undefined,
+    "there",
+  );
+  await using _ = w;
   const child = new Deno.Command(Deno.execPath(), {
     args: ["task", "-q", "--config", join(REPO_DIR, "deno.json"), "terminus", "mcp"],
     cwd: there,
@@ -296,6 +292,20 @@ Deno.test("`deno task terminus mcp` answers for the folder it was typed in", asy
   assert.equal(st.code, 0);
 });
 
+/** A search hit's keys in the spec; a recall_search hit is the same less matched_on. */
+const SEARCH_HIT = [
+  "turn_id",
+  "session_key",
+  "project",
+  "record_type",
+  "ts",
+  "sidechain",
+  "relevance",
+  "entity_score",
+  "matched_on",
+  "excerpt",
+];
+
 /** The keys the specification documents, per document (and per item of its list). */
 const SPEC_KEYS: Record<string, string[]> = {
   "sessions": ["sessions"],
@@ -313,30 +323,9 @@ const SPEC_KEYS: Record<string, string[]> = {
     "evicted",
   ],
   "search": ["query", "truncated", "hits"],
-  "search hits": [
-    "turn_id",
-    "session_key",
-    "project",
-    "record_type",
-    "ts",
-    "sidechain",
-    "relevance",
-    "entity_score",
-    "matched_on",
-    "excerpt",
-  ],
+  "search hits": SEARCH_HIT,
   "recall_search": ["hits", "reason"],
-  "recall_search hits": [
-    "turn_id",
-    "session_key",
-    "project",
-    "record_type",
-    "ts",
-    "sidechain",
-    "relevance",
-    "entity_score",
-    "excerpt",
-  ],
+  "recall_search hits": SEARCH_HIT.filter((k) => k !== "matched_on"),
   "usage": ["sessions", "archive_bytes", "by_project", "by_month", "file_bytes", "footprint"],
 };
 
@@ -353,17 +342,12 @@ async function documentedExtensions(): Promise<Record<string, string[]>> {
 }
 
 Deno.test("every spec key is in each document, and every other key is listed in scripting.md", async () => {
-  await using w = await world();
-  const alpha = w.dir("alpha");
-  const t = new Transcript({
-    sessionId: "75757575-0000-4000-8000-000000000001",
-    cwd: alpha,
-    start: "2026-01-05T09:00:00.000Z",
-  });
-  t.user("the retry budget");
-  t.assistant("the retry budget lives here");
-  await put(w, t);
-  await ingest(w);
+  const { w, dir: alpha } = await oneSession(
+    "75757575-0000-4000-8000-000000000001",
+    "the retry budget",
+    "the retry budget lives here",
+  );
+  await using _ = w;
   const hist = join(w.sb.claude, "history.jsonl");
   await Deno.writeTextFile(
     hist,

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ingest, put, Transcript, world } from "./read_helpers.ts";
+import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 
 function findChromium(): string | null {
   for (const name of ["chromium", "chromium-browser", "google-chrome", "google-chrome-stable"]) {
@@ -47,6 +47,19 @@ async function open(file: string, profile: string, extra: string[] = []) {
   };
 }
 
+/** Archives `t`, exports it as HTML and opens the page in headless Chromium. */
+async function exportAndOpen(w: World, t: Transcript, cwd: string) {
+  await put(w, t);
+  await ingest(w);
+  const file = join(w.sb.dir, "session.html");
+  const r = await w.run(["sessions", "export", t.o.sessionId, file, "--format", "html"], { cwd });
+  assert.equal(r.code, 0, r.err);
+  const page = await open(file, join(w.sb.dir, "profile"));
+  assert.equal(page.code, 0);
+  assert.deepEqual(page.console, [], "no console message, no refused load");
+  return { file, page };
+}
+
 Deno.test({
   name: "the HTML export renders in headless Chromium with no console message",
   ignore: CHROMIUM === null,
@@ -59,15 +72,7 @@ Deno.test({
     t.toolUse("Bash", { command: "cat <<'EOF'\n</details><script>alert(2)</script>\nEOF" });
     t.toolResult(Array.from({ length: 30 }, (_, i) => `row ${i} <b>&amp;</b>`).join("\n"));
     t.assistant("Done \u001b[2J with <style>body{display:none}</style>");
-    await put(w, t);
-    await ingest(w);
-    const file = join(w.sb.dir, "session.html");
-    const r = await w.run(["sessions", "export", sid, file, "--format", "html"], { cwd: alpha });
-    assert.equal(r.code, 0, r.err);
-
-    const page = await open(file, join(w.sb.dir, "profile"));
-    assert.equal(page.code, 0);
-    assert.deepEqual(page.console, [], "no console message at all");
+    const { file, page } = await exportAndOpen(w, t, alpha);
     assert.match(page.dom, /<h1>#1 {2}&lt;\/div&gt;&lt;script&gt;/, "the title rendered as text");
     assert.doesNotMatch(
       page.dom,
@@ -122,14 +127,7 @@ Deno.test({
         "Done \u001b[2J.",
       ].join("\n"),
     );
-    await put(w, t);
-    await ingest(w);
-    const file = join(w.sb.dir, "session.html");
-    const r = await w.run(["sessions", "export", sid, file, "--format", "html"], { cwd: alpha });
-    assert.equal(r.code, 0, r.err);
-    const page = await open(file, join(w.sb.dir, "profile"));
-    assert.equal(page.code, 0);
-    assert.deepEqual(page.console, [], "no console message, no refused load");
+    const { page } = await exportAndOpen(w, t, alpha);
     const dom = page.dom;
     assert.match(dom, /<strong>retry budget<\/strong>/);
     assert.match(dom, /<code>src\/worker\.ts<\/code>/);
