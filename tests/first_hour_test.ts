@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { table, width } from "../core/table.ts";
+import { painted } from "../core/output.ts";
 import { cliArgs, runCli, sandbox } from "./helpers.ts";
 import { ingest, put, Transcript, world } from "./read_helpers.ts";
 import { hasTmux, shq, Tmux } from "./e2e/tmux.ts";
@@ -188,4 +189,14 @@ Deno.test("the small things: no store names backfill; help hides --work; --promp
   };
   assert.equal(hits.hits.length, 2, JSON.stringify(hits));
   assert.ok(hits.hits.every((x) => !x.excerpt.includes("continued from")));
+});
+
+Deno.test("painted: state words in colour on a terminal, archived controls still escaped, plain otherwise", () => {
+  const parts: (string | [string, string])[] = ["  ", ["problem", "problem"], " a\u001b[2Jb\n"];
+  const styled = painted(parts, true);
+  assert.ok(styled instanceof Uint8Array, "bytes, so the renderer writes the codes as they are");
+  const text = new TextDecoder().decode(styled);
+  assert.ok(text.includes("\x1b[31mproblem\x1b[0m"));
+  assert.ok(text.includes("a\\u001b[2Jb"), "a control from the data is escaped");
+  assert.equal(painted(parts, false), "  problem a\\u001b[2Jb\n");
 });

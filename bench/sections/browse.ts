@@ -82,7 +82,7 @@ async function inprocChild(store: string, typedFile: string): Promise<ChildOut> 
   if (!opened) throw new Error(`no store at ${store}`);
   const db = opened.db;
   await initReader();
-  // `browse` scopes to the project its folder is in; a query over every project presses `a`
+  // `browse` scopes to the project its folder is in; a query over every project presses Ctrl-A
   const sources = qs.map((r) => {
     const sc = resolveScope(db, cfg, r.project ?? "/", r.project ?? "*");
     if (!sc.ok) throw new Error(`scope of ${r.project}: ${sc.reason}`);
@@ -348,7 +348,7 @@ export const section: Section = {
     const notes = [
       `In process: ${CHILDREN} children each import mod.ts, open the store read-only, and build \`sessions browse\`'s source (storeSource) per query: scoped to the query's project in its copy as browse run in that folder is (${
         typed.filter((r) => r.project !== null).length
-      } queries: ${spread(scoped.map((k) => k.ms))}), or over every project as after \`a\` (${
+      } queries: ${spread(scoped.map((k) => k.ms))}), or over every project as after Ctrl-A (${
         typed.filter((r) => r.project === null).length
       }: ${
         spread(everywhere.map((k) => k.ms))
