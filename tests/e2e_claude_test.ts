@@ -175,3 +175,34 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "e2e: with a terminus.toml that does not load, Claude Code shows the person SessionStart's one line",
+  ignore: !CLAUDE,
+  sanitizeOps: false,
+  sanitizeResources: false,
+  async fn() {
+    const model = startModel({ "e2e-warn": () => ({ text: "Hello." }) });
+    const h = await makeHome(model.url);
+    try {
+      await Deno.writeTextFile(join(h.config, "terminus.toml"), "[injection\nbrief_chars = ");
+      const r = await run(CLAUDE!, ["-p", "e2e-warn: hi"], h);
+      assert.equal(r.code, 0, r.stderr);
+      const recs = [...transcripts(h).values()].flat() as Rec[];
+      // Claude Code files a hook's systemMessage as its own attachment, for the person's screen
+      const shown = recs.map((x) => x.attachment as Rec | undefined)
+        .filter((a) => a?.type === "hook_system_message").map((a) => String(a!.content));
+      assert.equal(shown.length, 1, JSON.stringify(recs.map((x) => x.attachment)));
+      assert.match(shown[0], /^Terminus is not archiving: .*terminus\.toml is not valid TOML/);
+      assert.match(shown[0], /line 1/);
+      assert.ok(
+        !contexts(recs).some((c) => c.includes("Terminus is not archiving")),
+        "the model is not handed it",
+      );
+    } finally {
+      await model.close();
+      await Deno.remove(h.root, { recursive: true }).catch(() => {});
+    }
+  },
+});
