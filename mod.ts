@@ -184,8 +184,16 @@ async function main(argv: string[]): Promise<number> {
     });
   }
   const r = render(result, parsed.json);
-  if (!(r.page && await paged(r.stdout))) write(Deno.stdout, r.stdout);
-  if (r.stderr.length) write(Deno.stderr, r.stderr.map((l) => l + "\n"));
+  let written = true;
+  try {
+    if (!(r.page && await paged(r.stdout))) write(Deno.stdout, r.stdout);
+  } catch (e) {
+    if (!result.after) throw e;
+    written = false; // the hook: a reader gone away is recorded as nothing handed over
+  }
+  const more = result.after ? result.after(written) : [];
+  const stderr = [...r.stderr, ...more];
+  if (stderr.length) write(Deno.stderr, stderr.map((l) => l + "\n"));
   return r.exitCode;
 }
 

@@ -25,6 +25,7 @@ export const command: Command = {
     return outcome("hook", null, {
       human: r.stdout ? [new TextEncoder().encode(r.stdout)] : [],
       warnings: r.stderr,
+      after: r.after,
     });
   },
 };

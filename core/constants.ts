@@ -108,6 +108,8 @@ export const QUOTE_CHARS = 240;
 export const HOOK_DEADLINE_MS = 50;
 export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
+/** The niceness a hook starts its detached pass at: the lowest priority, behind the lookups. */
+export const PASS_NICENESS = 19;
 /** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
 export const PASS_DEBOUNCE_MS = 3_000;
 /**

@@ -27,6 +27,11 @@ export interface Outcome {
   warnings: string[];
   /** Human stdout may go through the pager when it is a terminal and the text is taller. */
   page: boolean;
+  /**
+   * Run once stdout was written (the hook records what it handed over only then); gets whether
+   * the write succeeded and returns more stderr lines.
+   */
+  after?: (written: boolean) => string[];
 }
 
 export function outcome(command: string, data: unknown, init: Partial<Outcome> = {}): Outcome {
@@ -40,6 +45,7 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
     counts: init.counts ?? [],
     warnings: init.warnings ?? [],
     page: init.page ?? false,
+    after: init.after,
   };
 }
 

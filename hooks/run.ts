@@ -3,24 +3,25 @@
  * maybe hand Claude Code some text. Once the event is known this always exits 0; anything
  * wrong is one line on stderr.
  */
+import { setPriority } from "node:os";
 import type { Context } from "../core/context.ts";
-import { HOOK_DEADLINE_MS, HOOK_STDIN_MAX_BYTES, HOOK_STDIN_WAIT_MS } from "../core/constants.ts";
-import { type Config, isExcluded, loadConfig } from "../core/config.ts";
+import {
+  HOOK_DEADLINE_MS,
+  HOOK_STDIN_MAX_BYTES,
+  HOOK_STDIN_WAIT_MS,
+  PASS_NICENESS,
+} from "../core/constants.ts";
+import { loadConfig } from "../core/config.ts";
 import { ConfigError } from "../core/errors.ts";
 import { configMessage, stallMessage } from "../core/setup/warnings.ts";
 import { notePassWanted, stalledArchiving } from "../core/ingest/stall.ts";
 import { dataDir as resolveDataDir, storePath } from "../core/paths.ts";
-import { type Db, openRead } from "../core/store/db.ts";
-import { resolveScope } from "../core/recall/scope.ts";
-import { egress } from "../core/egress.ts";
+import { openRead } from "../core/store/db.ts";
 import { canonicalJson } from "../core/output.ts";
-import { buildBrief } from "../core/inject/brief.ts";
-import { recall } from "../core/inject/prompt.ts";
-import { spellings } from "../core/inject/spellings.ts";
-import { THRESHOLDS } from "../core/inject/thresholds.ts";
-import { type DecisionDoc, queueDecision } from "../core/inject/queue.ts";
-import { readState, safeSessionId, type SessionState, writeState } from "../core/inject/state.ts";
-import { boundaries, sessionNosForId } from "../core/store/inject_sql.ts";
+import { answerHook, type HookContext } from "../core/inject/hook.ts";
+import { queueDecision } from "../core/inject/queue.ts";
+import { readState, writeState } from "../core/inject/state.ts";
+import { StdinWait } from "../core/inject/stdin_wait.ts";
 import { claimPassStart } from "../core/ingest/gate.ts";
 
 export const HOOK_EVENTS = [
@@ -34,11 +35,18 @@ export type HookEvent = typeof HOOK_EVENTS[number];
 export interface HookResult {
   stdout: string | null;
   stderr: string[];
+  /**
+   * Records the decision once the answer was written (or could not be), returning the writes
+   * that failed as stderr lines.
+   */
+  after: (written: boolean) => string[];
 }
 
-type Payload = Record<string, unknown>;
-
-/** Starts `terminus ingest` in its own session and process group, so it outlives the hook. */
+/**
+ * Starts `terminus ingest` in its own session and process group, so it outlives the hook, at
+ * the lowest scheduling priority: on a busy machine the pass must not take the cores from the
+ * lookup of this hook or the next one. (Its threads start after the call, so they inherit it.)
+ */
 export function spawnIngest(ctx: Context): void {
   const [cmd, ...args] = ctx.self;
   const child = new Deno.Command(cmd, {
@@ -48,28 +56,38 @@ export function spawnIngest(ctx: Context): void {
     stderr: "null",
     detached: true,
   }).spawn();
+  try {
+    setPriority(child.pid, PASS_NICENESS);
+  } catch { /* a pass at normal priority is still a pass */ }
   child.unref();
 }
 
-/** Reads at most 1 MiB, waiting at most 500 ms. */
+/**
+ * Reads at most 1 MiB, waiting at most 500 ms for a writer that never finishes. The wait counts
+ * only time this process could run (core/inject/stdin_wait.ts): a hook scheduled late on a
+ * busy machine still reads the event already in the pipe.
+ */
 async function readStdin(): Promise<{ text: string | null; problem: string | null }> {
   const chunks: Uint8Array[] = [];
   let total = 0;
-  const deadline = Date.now() + HOOK_STDIN_WAIT_MS;
+  const wait = new StdinWait(() => performance.now());
   const buf = new Uint8Array(64 * 1024);
+  const timedOut = {
+    text: null,
+    problem: `no complete event on stdin within ${HOOK_STDIN_WAIT_MS} ms`,
+  };
   while (true) {
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      return { text: null, problem: `no complete event on stdin within ${HOOK_STDIN_WAIT_MS} ms` };
-    }
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const n = await Promise.race([
-      Deno.stdin.read(buf),
-      new Promise<"timeout">((r) => (timer = setTimeout(() => r("timeout"), left))),
-    ]);
-    clearTimeout(timer);
-    if (n === "timeout") {
-      return { text: null, problem: `no complete event on stdin within ${HOOK_STDIN_WAIT_MS} ms` };
+    const pending = Deno.stdin.read(buf);
+    let n: number | null | "tick";
+    while (true) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      n = await Promise.race([
+        pending,
+        new Promise<"tick">((r) => (timer = setTimeout(() => r("tick"), wait.tickMs))),
+      ]);
+      clearTimeout(timer);
+      if (n !== "tick") break;
+      if (wait.tick()) return timedOut;
     }
     if (n === null) break;
     total += n;
@@ -113,10 +131,10 @@ export function deadlineLine(event: HookEvent): string {
   return `terminus hook ${event}: past the ${HOOK_DEADLINE_MS} ms deadline; nothing handed over`;
 }
 
-const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+const nothing = () => [];
 
 export async function runHook(event: HookEvent, ctx: Context): Promise<HookResult> {
-  const res: HookResult = { stdout: null, stderr: [] };
+  const res: HookResult = { stdout: null, stderr: [], after: nothing };
   // resolved once (it may read the recorded data location); an error is met again below
   let dataDir: string | null = null;
   try {
@@ -137,11 +155,11 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
     res.stderr.push(`terminus hook ${event}: ${input.problem}`);
     return res;
   }
-  let payload: Payload = {};
+  let payload: Record<string, unknown> = {};
   if (input.text && input.text.trim() !== "") {
     try {
       const v = JSON.parse(input.text);
-      if (v && typeof v === "object" && !Array.isArray(v)) payload = v as Payload;
+      if (v && typeof v === "object" && !Array.isArray(v)) payload = v as Record<string, unknown>;
       else throw new Error("not a JSON object");
     } catch (e) {
       res.stderr.push(
@@ -153,223 +171,34 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
       return res;
     }
   }
-  const started = performance.now();
-  const late = () => performance.now() - started > HOOK_DEADLINE_MS;
+  const startedAt = performance.now();
   // On SessionStart the person hears, in one line Claude Code shows them (not the model),
   // when archiving has stopped: a config that does not load, or a day of passes unfinished.
   let warning: string | null = null;
   try {
+    const dir = dataDir ?? resolveDataDir(ctx.env);
     const cfg = loadConfig(ctx.env);
     if (event === "SessionStart" && dataDir) warning = stallMessage(stalledArchiving(dataDir));
-    const h = new Handler(event, payload, cfg, dataDir ?? resolveDataDir(ctx.env), late);
-    const text = h.run();
-    for (const p of h.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
-    if (text !== null && !late()) res.stdout = output(event, text, warning);
-    else if (text !== null || h.missedDeadline) res.stderr.push(deadlineLine(event));
+    const hc: HookContext = {
+      cfg,
+      clock: () => performance.now(),
+      startedAt,
+      now: () => new Date(),
+      openStore: () => openRead(storePath(dir))?.db ?? null,
+      readState: (id) => readState(dir, id),
+      writeState: (id, st) => writeState(dir, id, st),
+      queueDecision: (doc) => queueDecision(dir, doc),
+      home: ctx.env("HOME") ?? null,
+    };
+    const a = answerHook(event, payload, hc);
+    for (const p of a.problems) res.stderr.push(`terminus hook ${event}: ${p}`);
+    if (a.text !== null) res.stdout = output(event, a.text, warning);
+    else if (a.late) res.stderr.push(deadlineLine(event));
+    res.after = (written) => a.record(written).map((p) => `terminus hook ${event}: ${p}`);
   } catch (e) {
     if (e instanceof ConfigError && event === "SessionStart") warning = configMessage(e.message);
     res.stderr.push(`terminus hook ${event}: ${(e as Error).message.split("\n")[0]}`);
   }
   if (warning !== null && res.stdout === null) res.stdout = output(event, null, warning);
   return res;
-}
-
-class Handler {
-  /** Something was found but the deadline had passed, so it was dropped. */
-  missedDeadline = false;
-  sessionId: string | null;
-  cwd: string | null;
-  /** Writes that failed: each is a stderr line, and none costs the text handed over. */
-  problems: string[] = [];
-  #db: Db | null | undefined;
-
-  constructor(
-    readonly event: HookEvent,
-    readonly payload: Payload,
-    readonly cfg: Config,
-    readonly dataDir: string,
-    readonly late: () => boolean,
-  ) {
-    this.sessionId = safeSessionId(payload.session_id);
-    this.cwd = str(payload.cwd);
-  }
-
-  /** A read-only or full data directory loses the state or log record, never the answer. */
-  save(what: string, write: () => void): void {
-    try {
-      write();
-    } catch (e) {
-      this.problems.push(`${what} could not be written: ${(e as Error).message.split("\n")[0]}`);
-    }
-  }
-
-  /** The store, opened read-only at most once; null when there is none. */
-  db(): Db | null {
-    if (this.#db === undefined) {
-      const o = openRead(storePath(this.dataDir));
-      this.#db = o ? o.db : null;
-    }
-    return this.#db;
-  }
-
-  run(): string | null {
-    try {
-      switch (this.event) {
-        case "SessionStart":
-          return this.sessionStart();
-        case "UserPromptSubmit":
-          return this.prompt();
-        case "PostCompact": {
-          if (!this.sessionId) return null;
-          const st = readState(this.dataDir, this.sessionId);
-          if (this.oweCompaction(st)) {
-            this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
-          }
-          return null;
-        }
-        default:
-          return null; // SessionEnd hands over nothing
-      }
-    } finally {
-      this.#db?.close();
-    }
-  }
-
-  /** Marks the next prompt as owed the post-compaction look; true when the state changed. */
-  oweCompaction(st: SessionState): boolean {
-    if (!this.sessionId || st.compaction_owed) return false;
-    const db = this.db();
-    const known = db ? boundaries(db, sessionNosForId(db, this.sessionId)).length : 0;
-    st.compaction_owed = { known_boundaries: known };
-    return true;
-  }
-
-  sessionStart(): string | null {
-    // One read and at most one write of the session's state, whatever the outcome.
-    const st = this.sessionId ? readState(this.dataDir, this.sessionId) : null;
-    let changed = false;
-    try {
-      if (st && str(this.payload.source) === "compact") changed = this.oweCompaction(st);
-      // Where the session started is kept even when nothing is handed over: a session that
-      // starts in an excluded project stays unlogged after a cd.
-      if (st && st.start_project === null && this.cwd) {
-        st.start_project = this.cwd;
-        changed = true;
-      }
-      if (!this.cwd || isExcluded(this.cfg, this.cwd)) return null;
-      const db = this.db();
-      if (!db) return null;
-      const scope = resolveScope(db, this.cfg, this.cwd, undefined);
-      if (st && scope.ok && scope.vis.project && st.start_project === this.cwd) {
-        st.start_project = scope.vis.project;
-        changed = true;
-      }
-      if (!scope.ok || scope.vis.project === null) return null;
-      const brief = buildBrief(
-        db,
-        { ...scope.vis, project: scope.vis.project },
-        this.cfg.injection.briefChars,
-        egress(this.cfg.privacy.redactRecall),
-      );
-      if (!brief) return null;
-      if (st && brief.quoted.length) {
-        st.brief_quoted = [...new Set([...st.brief_quoted, ...brief.quoted])];
-        changed = true;
-      }
-      return brief.text;
-    } finally {
-      if (st && changed) {
-        this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
-      }
-    }
-  }
-
-  prompt(): string | null {
-    const prompt = typeof this.payload.prompt === "string" ? this.payload.prompt : "";
-    const st = this.sessionId ? readState(this.dataDir, this.sessionId) : null;
-    // An excluded project's prompts are neither answered nor logged, even after a cd.
-    if (isExcluded(this.cfg, this.cwd) || isExcluded(this.cfg, st?.start_project)) return null;
-    const names = spellings(prompt, this.cwd, THRESHOLDS.max_candidates);
-    const doc: DecisionDoc = {
-      session_id: this.sessionId,
-      at: new Date().toISOString(),
-      cwd: this.cwd,
-      project: null,
-      prompt,
-      spellings: names,
-      candidates: [],
-      injected: [],
-      suppressed: [],
-      compacted: false,
-      dropped: 0,
-      thresholds: { ...THRESHOLDS },
-      watermark: 0,
-      note: null,
-    };
-    let text: string | null = null;
-    try {
-      if (names.length === 0) doc.note = "the prompt names no path or identifier";
-      else text = this.recall(doc, names, st);
-    } finally {
-      if (this.late() && text !== null) {
-        doc.note = "past the deadline: nothing handed over";
-        doc.injected = [];
-        text = null;
-        this.missedDeadline = true;
-      }
-      this.save("the decision log", () => queueDecision(this.dataDir, doc));
-      if (text !== null && this.sessionId && st) {
-        st.injected = [...new Set([...st.injected, ...doc.injected.map((i) => i.id)])];
-        this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
-      }
-    }
-    return text;
-  }
-
-  recall(
-    doc: DecisionDoc,
-    names: string[],
-    st: ReturnType<typeof readState> | null,
-  ): string | null {
-    if (!this.cwd) {
-      doc.note = "the event names no working directory";
-      return null;
-    }
-    const db = this.db();
-    if (!db) {
-      doc.note = "no store yet";
-      return null;
-    }
-    const scope = resolveScope(db, this.cfg, this.cwd, undefined);
-    if (!scope.ok) {
-      doc.note = scope.reason;
-      return null;
-    }
-    doc.project = scope.vis.project;
-    const suppress = new Map<number, string>();
-    for (const id of st?.injected ?? []) suppress.set(id, "already handed over in this session");
-    for (const id of st?.brief_quoted ?? []) suppress.set(id, "quoted by the brief");
-    const r = recall({
-      db,
-      vis: scope.vis,
-      sessionId: this.sessionId,
-      spellings: names,
-      thresholds: THRESHOLDS,
-      suppress,
-      owedKnown: st?.compaction_owed ? st.compaction_owed.known_boundaries : null,
-      promptChars: this.cfg.injection.promptChars,
-      filter: egress(this.cfg.privacy.redactRecall),
-    });
-    doc.candidates = r.selection.candidates;
-    doc.suppressed = r.selection.suppressed;
-    doc.injected = r.injected;
-    doc.compacted = r.compacted;
-    doc.dropped = r.dropped;
-    doc.watermark = r.watermark;
-    if (r.compacted && st && this.sessionId) {
-      st.compaction_owed = null; // the wider look is spent on this one prompt
-      this.save("the session state", () => writeState(this.dataDir, this.sessionId!, st));
-    }
-    return r.text;
-  }
 }

@@ -25,6 +25,10 @@ export interface DecisionDoc {
   watermark: number;
   /** Why nothing could be decided: no spellings, no store, deadline, an error. */
   note: string | null;
+  /** Milliseconds the decision took, up to its one deadline check (absent before this field). */
+  elapsed_ms?: number;
+  /** Found something but ran past the deadline, so nothing was handed over. */
+  late?: boolean;
 }
 
 export function queueDecision(dataDir: string, d: DecisionDoc): void {

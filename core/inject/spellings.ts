@@ -12,7 +12,12 @@ const PATH_SEPARATORS = /[\s;&|<>()]+/;
 const SLASH = /[/\\]/;
 const SLASH_COMMAND = /^\s*\/[A-Za-z0-9_:.-]+(?=\s|$)/;
 
-export function spellings(prompt: string, cwd: string | null, max: number): string[] {
+export function spellings(
+  prompt: string,
+  cwd: string | null,
+  max: number,
+  home: string | null = null,
+): string[] {
   const out: string[] = [];
   const add = (s: string) => {
     if (s && !out.includes(s) && out.length < max) out.push(s);
@@ -20,6 +25,11 @@ export function spellings(prompt: string, cwd: string | null, max: number): stri
   // A slash command's name (`/erk:plan-implement 8511`) is a command, not a path.
   const text = prompt.replace(SLASH_COMMAND, "").replace(TRAILING_PUNCTUATION, "");
   for (const p of pathWords(text)) {
+    if (p === "~" || p.startsWith("~/")) {
+      // `~/.claude/settings.json` is under HOME, not the working directory
+      if (home) add(resolve(home, p.slice(2)));
+      continue;
+    }
     add(!isAbsolute(p) && cwd ? resolve(cwd, p) : p);
   }
   // The parts of a named path are not named on their own: `src/erk_cli/x.py` names a file,
