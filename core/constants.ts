@@ -110,6 +110,10 @@ export const HOOK_STDIN_MAX_BYTES = 1024 * 1024;
 export const HOOK_STDIN_WAIT_MS = 500;
 /** The niceness a hook starts its detached pass at: the lowest priority, behind the lookups. */
 export const PASS_NICENESS = 19;
+/** doctor's last_run looks at this many of the latest logged prompts for deadline misses... */
+export const DEADLINE_MISS_WINDOW = 100;
+/** ...and becomes a note when more than this share of them ran past the deadline. */
+export const DEADLINE_MISS_NOTE_SHARE = 0.05;
 /** A prompt's hook starts no pass when one was started this recently (SessionStart/End always do). */
 export const PASS_DEBOUNCE_MS = 3_000;
 /**

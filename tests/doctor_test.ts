@@ -380,3 +380,72 @@ Deno.test("a working link whose folder is not on PATH is a note whose fix is the
   assert.equal(onPath.data.binary.state, "ok");
   assert.equal(onPath.data.binary.fix, null);
 });
+
+Deno.test("deadline misses: each pass's notes count the drained prompts that ran late; doctor's last_run is a note past 5% of the last 100", async () => {
+  await using sb = await setupBox("none");
+  await writeTranscript(
+    sb.claude,
+    "/nonexistent/terminus-doctor/alpha",
+    "11111111-1111-4111-8111-111111111111.jsonl",
+    JSON.stringify({
+      type: "user",
+      uuid: "u1",
+      parentUuid: null,
+      timestamp: "2026-08-12T21:00:00.000Z",
+      cwd: "/nonexistent/terminus-doctor/alpha",
+      sessionId: "11111111-1111-4111-8111-111111111111",
+      message: { role: "user", content: "hello" },
+    }) + "\n",
+  );
+  // the hook's queue: 100 prompts, 5 of them late (one in the note-only form of older builds)
+  const queue = join(sb.data, "queue");
+  await Deno.mkdir(queue, { recursive: true });
+  for (let i = 0; i < 100; i++) {
+    const late = i % 20 === 0;
+    const doc: Record<string, unknown> = {
+      session_id: "s",
+      at: "2026-08-12T21:00:00.000Z",
+      cwd: "/nonexistent/terminus-doctor/alpha",
+      project: null,
+      prompt: "p",
+      spellings: [],
+      candidates: [],
+      injected: [],
+      suppressed: [],
+      compacted: false,
+      dropped: 0,
+      watermark: 0,
+      note: late ? "past the 50 ms deadline (61 ms): nothing handed over" : null,
+    };
+    if (i !== 0) doc.late = late;
+    await Deno.writeTextFile(
+      join(queue, `${String(i).padStart(15, "0")}-q.json`),
+      JSON.stringify(doc),
+    );
+  }
+  const ingest = await runCli(sb, ["ingest"]);
+  assert.equal(ingest.code, 0, ingest.err);
+  const db = new DatabaseSync(sb.store);
+  const notes = (db.prepare("SELECT notes FROM runs ORDER BY id DESC LIMIT 1").get() as {
+    notes: string;
+  }).notes;
+  assert.match(notes, /100 prompt decision\(s\) logged, 5 of them past the 50 ms deadline/);
+  db.close();
+
+  let { data } = await doctor(sb);
+  assert.equal(data.last_run.state, "ok", "5 of 100 is not more than 5%");
+
+  // two more late prompts: the oldest late one leaves the window, 6 of the latest 100 remain
+  for (const i of [100, 101]) {
+    await Deno.writeTextFile(
+      join(queue, `${String(i).padStart(15, "0")}-q.json`),
+      JSON.stringify({ session_id: "s", note: "past the 50 ms deadline (70 ms)", late: true }),
+    );
+  }
+  assert.equal((await runCli(sb, ["ingest"])).code, 0);
+  const r = await doctor(sb);
+  data = r.data;
+  assertShape(r.r, data, "late prompts");
+  assert.equal(data.last_run.state, "note");
+  assert.match(data.last_run.finding, /6 of the last 100 prompt\(s\) \(6%\) .*50 ms deadline/);
+});

@@ -16,10 +16,10 @@ import {
   sid,
   turnIdOf,
 } from "./inject_helpers.ts";
-import { answerHook, type HookContext, wasLate } from "../core/inject/hook.ts";
+import { answerHook, type HookContext } from "../core/inject/hook.ts";
 import { loadConfig } from "../core/config.ts";
 import { openRead } from "../core/store/db.ts";
-import { queueDecision } from "../core/inject/queue.ts";
+import { queueDecision, wasLate } from "../core/inject/queue.ts";
 import { readState, type SessionState, writeState } from "../core/inject/state.ts";
 import { StdinWait } from "../core/inject/stdin_wait.ts";
 import { HOOK_DEADLINE_MS, HOOK_STDIN_WAIT_MS } from "../core/constants.ts";

@@ -7,9 +7,9 @@ import { type Db, transaction } from "../store/db.ts";
 import { type Config, isExcluded } from "../config.ts";
 import { QUEUE_DIR } from "../paths.ts";
 import { insertDecision, unlabelledClosed, writeLabels } from "../store/decisions.ts";
-import type { DecisionDoc } from "../inject/queue.ts";
+import { type DecisionDoc, wasLate } from "../inject/queue.ts";
 import { judge } from "./labels.ts";
-import { TAIL_STEP_ROWS } from "../constants.ts";
+import { HOOK_DEADLINE_MS, TAIL_STEP_ROWS } from "../constants.ts";
 
 export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   const dir = join(dataDir, QUEUE_DIR);
@@ -24,6 +24,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
   const notes: string[] = [];
   let logged = 0;
   let excluded = 0;
+  let late = 0;
   // Committed a step at a time, each step's files removed once it commits: a pass killed
   // partway keeps the steps it finished and the next pass drains the rest.
   for (let i = 0; i < names.length; i += TAIL_STEP_ROWS) {
@@ -52,6 +53,7 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
           doc: JSON.stringify(d),
         });
         logged++;
+        if (wasLate(d)) late++;
       }
     });
     // Removed only once committed; a crash in between re-reads them, and the queue name is unique.
@@ -61,7 +63,11 @@ export function drainQueue(db: Db, cfg: Config, dataDir: string): string[] {
       } catch { /* already gone */ }
     }
   }
-  if (logged) notes.push(`${logged} prompt decision(s) logged`);
+  if (logged) {
+    notes.push(
+      `${logged} prompt decision(s) logged, ${late} of them past the ${HOOK_DEADLINE_MS} ms deadline`,
+    );
+  }
   if (excluded) {
     notes.push(`${excluded} queued prompt(s) of excluded projects removed without logging`);
   }

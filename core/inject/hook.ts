@@ -18,7 +18,7 @@ import { buildBrief } from "./brief.ts";
 import { recall } from "./prompt.ts";
 import { spellings } from "./spellings.ts";
 import { THRESHOLDS } from "./thresholds.ts";
-import type { DecisionDoc } from "./queue.ts";
+import { type DecisionDoc, lateNote } from "./queue.ts";
 import { safeSessionId, type SessionState } from "./state.ts";
 
 export type HookEvent = "SessionStart" | "UserPromptSubmit" | "SessionEnd" | "PostCompact";
@@ -59,19 +59,6 @@ export interface HookAnswer {
 }
 
 const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-
-/** The note a late decision is logged with. */
-export function lateNote(elapsedMs: number): string {
-  return `past the ${HOOK_DEADLINE_MS} ms deadline (${
-    Math.round(elapsedMs)
-  } ms): nothing handed over`;
-}
-
-/** Whether a logged decision ran past the deadline (also for docs logged before `late`). */
-export function wasLate(doc: Partial<DecisionDoc>): boolean {
-  if (typeof doc.late === "boolean") return doc.late;
-  return typeof doc.note === "string" && doc.note.startsWith("past the ");
-}
 
 /** One change of the session state, applied only if it should be recorded. */
 interface Pending {

@@ -3,6 +3,7 @@
  * directory; the next archive pass drains the queue into the store.
  */
 import { join } from "../posix.ts";
+import { HOOK_DEADLINE_MS } from "../constants.ts";
 import { QUEUE_DIR } from "../paths.ts";
 import { writeAtomic } from "./state.ts";
 import type { Thresholds } from "./thresholds.ts";
@@ -34,4 +35,17 @@ export interface DecisionDoc {
 export function queueDecision(dataDir: string, d: DecisionDoc): void {
   const name = `${Date.now().toString().padStart(15, "0")}-${crypto.randomUUID()}.json`;
   writeAtomic(join(dataDir, QUEUE_DIR), name, JSON.stringify(d));
+}
+
+/** The note a late decision is logged with. */
+export function lateNote(elapsedMs: number): string {
+  return `past the ${HOOK_DEADLINE_MS} ms deadline (${
+    Math.round(elapsedMs)
+  } ms): nothing handed over`;
+}
+
+/** Whether a logged decision ran past the deadline (also for docs logged before `late`). */
+export function wasLate(doc: Partial<DecisionDoc>): boolean {
+  if (typeof doc.late === "boolean") return doc.late;
+  return typeof doc.note === "string" && doc.note.startsWith("past the ");
 }

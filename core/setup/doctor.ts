@@ -8,9 +8,16 @@ import type { Env } from "../paths.ts";
 import { configFile, dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig, nearMissKeys } from "../config.ts";
 import { stalledArchiving } from "../ingest/stall.ts";
-import { VERSION } from "../constants.ts";
+import {
+  DEADLINE_MISS_NOTE_SHARE,
+  DEADLINE_MISS_WINDOW,
+  HOOK_DEADLINE_MS,
+  VERSION,
+} from "../constants.ts";
+import type { Db } from "../store/db.ts";
 import { dirname, exists, join } from "../posix.ts";
 import { probeCounts, probeLastRun, probeStore } from "../store/probe.ts";
+import { lateOfLast } from "../store/decisions.ts";
 import { IN_FLIGHT_NOTE } from "../store/runs.ts";
 import { rootProblems } from "../roots.ts";
 import {
@@ -338,9 +345,10 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
             ingest,
           );
         } else {
-          r.last_run = ok(
-            `${run.startedAt}: ${run.filesSeen} walked, ${run.filesCommitted} committed, 0 failed`,
-          );
+          const line =
+            `${run.startedAt}: ${run.filesSeen} walked, ${run.filesCommitted} committed, 0 failed`;
+          const m = deadlineMisses(p.db);
+          r.last_run = m ? note(`${line}; ${m.finding}`, m.fix) : ok(line);
         }
       } finally {
         p.db.close();
@@ -373,4 +381,24 @@ function nearMissOf(env: Env): string[] {
   } catch {
     return [];
   }
+}
+
+/**
+ * Recall that went quiet: more than 5% of the latest 100 logged prompts found turns to hand
+ * over and ran past the hook's deadline. Null when fewer did, or the log cannot be read.
+ */
+function deadlineMisses(db: Db): { finding: string; fix: null } | null {
+  let got: { prompts: number; late: number };
+  try {
+    got = lateOfLast(db, DEADLINE_MISS_WINDOW);
+  } catch {
+    return null; // a store from before the decision log: nothing to judge
+  }
+  if (got.prompts === 0 || got.late / got.prompts <= DEADLINE_MISS_NOTE_SHARE) return null;
+  return {
+    finding: `${got.late} of the last ${got.prompts} prompt(s) (${
+      Math.round((100 * got.late) / got.prompts)
+    }%) found earlier turns but ran past the ${HOOK_DEADLINE_MS} ms deadline, so nothing was handed over`,
+    fix: null,
+  };
 }

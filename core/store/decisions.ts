@@ -149,3 +149,18 @@ export function statsCounts(db: Db): StatsCounts {
     chars_referenced: l.chars_referenced,
   };
 }
+
+/**
+ * Of the last `n` logged prompts, how many ran past the hook's deadline (a doc from before the
+ * `late` field says so in its note).
+ */
+export function lateOfLast(db: Db, n: number): { prompts: number; late: number } {
+  const r = db.prepare(
+    `SELECT count(*) AS prompts,
+       coalesce(sum(json_extract(doc, '$.late') = 1
+         OR (json_extract(doc, '$.late') IS NULL AND json_extract(doc, '$.note') LIKE 'past the %')), 0)
+         AS late
+     FROM (SELECT doc FROM decisions ORDER BY id DESC LIMIT ?)`,
+  ).get(n) as { prompts: number; late: number };
+  return { prompts: Number(r.prompts), late: Number(r.late) };
+}
