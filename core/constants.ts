@@ -7,7 +7,13 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 3;
+export const DERIVED_SCHEMA = 4;
+/**
+ * How a turn touched an entity, in the order prompt recall reads candidates: the Read, Edit or
+ * Write of a path and the Grep of an identifier first, then any other mention, then a git
+ * line that only lists it, then a turn that can never be handed over (a tool result).
+ */
+export const ENTITY_ACT = Object.freeze({ direct: 0, mention: 1, listing: 2, unquotable: 3 });
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -88,6 +94,17 @@ export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
 /** Prompt recall: the newest candidates kept per thing a prompt names (twice the compacted window). */
 export const RECALL_POOL_PER_NAME = 100;
+/** Prompt recall: stored paths read for one path part (a bare file name, a folder's name). */
+export const PATH_NAMES_READ = 200;
+/**
+ * Prompt recall: an identifier carried by more of the scope's sessions than this share (and
+ * more than the floor) is too common to bring a turn alone. Picked by `deno task bench --only
+ * recall` (the word sets and the plan replay).
+ */
+export const COMMON_IDENTIFIER_SHARE = 0.05;
+export const COMMON_IDENTIFIER_MIN_SESSIONS = 3;
+/** Prompt recall: tied hits whose text is read for the prompt's words, per run of ties. */
+export const TIE_TEXT_READS = 20;
 export const ENTITIES_PER_TURN = 48;
 export const ENTITY_DEPTH_LIMIT = 8;
 export const ERROR_ENTITY_MAX_BYTES = 512;

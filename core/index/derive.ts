@@ -15,7 +15,7 @@ import {
 } from "../transcript/records.ts";
 import { ftsBody, textParts } from "./fts.ts";
 import { INJECTION_CHARS_CAP } from "../constants.ts";
-import { extractEntities } from "./entities.ts";
+import { ACT, extractEntities } from "./entities.ts";
 
 export interface LineAt {
   rec: Rec;
@@ -49,6 +49,10 @@ export function deriveTurn(l: LineAt): DerivedRows {
     paths: entities.filter((e) => e.kind === "path").map((e) => e.value),
   };
   const t = rows.turn;
+  if (t.isToolResult || (t.recordType !== "user" && t.recordType !== "assistant")) {
+    // never handed over on a prompt: read last, after every turn that can be
+    for (const e of entities) e.act = ACT.unquotable;
+  }
   if (
     (t.recordType === "user" || t.recordType === "assistant") && !t.isToolResult &&
     rec.isCompactSummary !== true

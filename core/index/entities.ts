@@ -3,7 +3,9 @@
  * name. Only tool_use / tool_result blocks and top-level toolUseResult count; never prose
  * or attachments. Deduplicated on (kind, value), at most 48 per turn in walk order.
  */
-import { ENTITIES_PER_TURN, ERROR_ENTITY_MAX_BYTES } from "../constants.ts";
+import { ENTITIES_PER_TURN, ENTITY_ACT as ACT, ERROR_ENTITY_MAX_BYTES } from "../constants.ts";
+
+export { ACT };
 import { contentBlocks, type Json, type Rec } from "../transcript/records.ts";
 import { cutUtf8 } from "./fts.ts";
 
@@ -11,6 +13,29 @@ export type EntityKind = "path" | "command" | "error" | "symbol" | "tool";
 export interface Entity {
   kind: EntityKind;
   value: string;
+  /** How the turn touched it (ACT); absent is a mention. Prompt recall reads in this order. */
+  act?: number;
+}
+
+/** The tools whose path field is the file they act on. */
+const ACTING_TOOLS = new Set(["Read", "Edit", "MultiEdit", "Write", "NotebookEdit"]);
+/** git subcommands that list or show files rather than act on what they name. */
+const GIT_LISTING = new Set(["add", "commit", "diff", "status", "show", "log", "rm", "mv"]);
+
+/** A Bash line that is `git <listing subcommand> ...` (after any `NAME=value` and `-C dir`). */
+export function isGitListing(line: string): boolean {
+  const words = line.trim().split(/\s+/).filter((w) => !/^[A-Za-z_][A-Za-z0-9_]*=/.test(w));
+  if ((words[0] ?? "").split("/").pop() !== "git") return false;
+  for (let i = 1; i < words.length; i++) {
+    const w = words[i];
+    if (w === "-C" || w === "-c") {
+      i++;
+      continue;
+    }
+    if (w.startsWith("-")) continue;
+    return GIT_LISTING.has(w);
+  }
+  return false;
 }
 
 /** Path: trimmed, unquoted, a trailing `:line[:col]` removed; never resolved on disk. */
@@ -97,30 +122,39 @@ function resultText(content: Json | undefined): string {
 
 export function extractEntities(rec: Rec): Entity[] {
   const out: Entity[] = [];
-  const seen = new Set<string>();
-  const add = (kind: EntityKind, value: string | null | undefined) => {
-    if (!value || out.length >= ENTITIES_PER_TURN) return;
+  const seen = new Map<string, Entity>();
+  const add = (kind: EntityKind, value: string | null | undefined, act: number = ACT.mention) => {
+    if (!value) return;
     const k = kind + "\u0000" + value;
-    if (seen.has(k)) return;
-    seen.add(k);
-    out.push({ kind, value });
+    const had = seen.get(k);
+    // the same thing named twice keeps the strongest way it was touched
+    if (had) {
+      if (act < (had.act ?? ACT.mention)) had.act = act;
+      return;
+    }
+    if (out.length >= ENTITIES_PER_TURN) return;
+    const e: Entity = act === ACT.mention ? { kind, value } : { kind, value, act };
+    seen.set(k, e);
+    out.push(e);
   };
   for (const b of contentBlocks(rec)) {
     if (b.type === "tool_use" && typeof b.name === "string") {
       const name = b.name;
       add("tool", name);
       const input = obj(b.input) ?? {};
+      const pathAct = ACTING_TOOLS.has(name) ? ACT.direct : ACT.mention;
       for (const f of ["file_path", "path", "notebook_path"]) {
-        if (typeof input[f] === "string") add("path", normalisePath(input[f] as string));
+        if (typeof input[f] === "string") add("path", normalisePath(input[f] as string), pathAct);
       }
       if (name === "Bash" && typeof input.command === "string") {
+        const act = isGitListing(input.command) ? ACT.listing : ACT.mention;
         add("command", commandName(input.command));
-        for (const p of pathWords(input.command)) add("path", p);
+        for (const p of pathWords(input.command)) add("path", p, act);
         // The identifiers the whole invocation names: prompt recall matches a command by them.
-        for (const s of symbolsIn(input.command)) add("symbol", s);
+        for (const s of symbolsIn(input.command)) add("symbol", s, act);
       }
       if (name === "Grep" && typeof input.pattern === "string") {
-        for (const s of symbolsIn(input.pattern)) add("symbol", s);
+        for (const s of symbolsIn(input.pattern)) add("symbol", s, ACT.direct);
       }
       if ((name === "Edit" || name === "MultiEdit")) {
         for (const f of ["old_string", "new_string"]) {

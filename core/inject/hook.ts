@@ -282,6 +282,8 @@ class Decider {
       vis: scope.vis,
       sessionId: this.sessionId,
       spellings: names,
+      cwd: this.cwd,
+      prompt,
       thresholds: THRESHOLDS,
       suppress,
       owedKnown: st?.compaction_owed ? st.compaction_owed.known_boundaries : null,
@@ -294,6 +296,8 @@ class Decider {
     doc.compacted = r.compacted;
     doc.dropped = r.dropped;
     doc.watermark = r.watermark;
+    if (r.unheld.length) doc.unheld = r.unheld;
+    if (r.common.length) doc.common = r.common;
     if (r.text !== null) {
       const ids = r.injected.map((i) => i.id);
       this.pending.ifWritten.push((s) => {

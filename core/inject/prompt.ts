@@ -11,7 +11,7 @@ import {
   quotesFor,
   sessionNosForId,
 } from "../store/inject_sql.ts";
-import { type Hit, structuralRank } from "../recall/rank.ts";
+import { type Hit, promptWords, structuralLookup } from "../recall/rank.ts";
 import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./frame.ts";
 import { eligible, type Thresholds } from "./thresholds.ts";
 
@@ -81,6 +81,10 @@ export interface RecallInput {
   vis: Visibility;
   sessionId: string | null;
   spellings: string[];
+  /** The session's working directory (an absolute path outside it matches only when equal). */
+  cwd?: string | null;
+  /** The prompt's text: its words break ties between equal structural matches. */
+  prompt?: string;
   thresholds: Thresholds;
   suppress: Map<number, string>;
   /** Boundaries the session state knew when a compaction was owed, else null. */
@@ -100,6 +104,9 @@ export interface Recall {
   compacted: boolean;
   dropped: number;
   watermark: number;
+  /** Spellings nothing stored can mean, and identifiers too common to bring a turn alone. */
+  unheld: string[];
+  common: string[];
 }
 
 export function recall(r: RecallInput): Recall {
@@ -116,15 +123,18 @@ export function recall(r: RecallInput): Recall {
   const suppress = new Map(r.suppress);
   // A turn of this session is still in context unless a compaction dropped it.
   const mineSet = new Set(mine);
-  const hits = r.spellings.length
-    ? structuralRank(r.db, {
+  const lookup = r.spellings.length
+    ? structuralLookup(r.db, {
       spellings: r.spellings,
       vis: r.vis,
+      cwd: r.cwd,
+      words: r.prompt ? promptWords(r.prompt) : [],
       maxId: r.maxId,
       beforeTs: r.beforeTs,
       limit: compacted ? r.thresholds.compacted_ranked : r.thresholds.ranked,
     })
-    : [];
+    : { hits: [], unheld: [], common: [] };
+  const hits = lookup.hits;
   // A resumed session's file copies earlier history in: the same uuid in another archived
   // session is that copy's original, in context just the same.
   const copied = uuidsIn(
@@ -148,6 +158,8 @@ export function recall(r: RecallInput): Recall {
     compacted,
     dropped: onlyIds ? onlyIds.size : 0,
     watermark: maxTurnId(r.db),
+    unheld: lookup.unheld,
+    common: lookup.common,
   };
   if (!selection.chosen.length) return out;
   const quotes = quotesFor(r.db, selection.chosen);

@@ -26,6 +26,10 @@ export interface DecisionDoc {
   watermark: number;
   /** Why nothing could be decided: no spellings, no store, deadline, an error. */
   note: string | null;
+  /** Path spellings the store holds nothing they can mean: not looked up further. */
+  unheld?: string[];
+  /** Identifiers too common in the scope to bring a turn alone. */
+  common?: string[];
   /** Milliseconds the decision took, up to its one deadline check (absent before this field). */
   elapsed_ms?: number;
   /** Found something but ran past the deadline, so nothing was handed over. */

@@ -1,16 +1,32 @@
 /**
  * What a prompt names: path-shaped words (resolved against the session's cwd, since stored
- * paths are absolute) and then identifier-shaped tokens, strongest first, at most N.
+ * paths are absolute; `~/` against HOME), bare file names, then identifier-shaped tokens,
+ * strongest first, at most N.
+ *
+ * Only spellings that can mean a path are kept: a word of slashes alone (`/`, `//`), a number
+ * fraction (`1/1`) and a word with nothing file-like in it are prose. A path spelling whose
+ * last part is not file-name shaped (`if/else`, `src/erk_cli`) is kept only as weak: the lookup
+ * counts it only when the store has a path it can mean (core/recall/structural.ts).
  */
 import { isAbsolute, resolve } from "../posix.ts";
 import { pathWords, symbolsIn } from "../index/entities.ts";
+import { isFileName } from "../recall/structural.ts";
 
 /** Sentence punctuation closing a word is prose, not part of the path the word names. */
 const TRAILING_PUNCTUATION = /[?!.,;:]+(?=\s|$)/g;
 /** How pathWords splits a line into words. */
 const PATH_SEPARATORS = /[\s;&|<>()]+/;
 const SLASH = /[/\\]/;
+const LETTER = /[A-Za-z]/;
 const SLASH_COMMAND = /^\s*\/[A-Za-z0-9_:.-]+(?=\s|$)/;
+/** A path-shaped word that is prose whatever the store holds. */
+function isProse(w: string): boolean {
+  const parts = w.split(SLASH).filter((x) => x !== "");
+  if (parts.length === 0) return true; // `/`, `//`
+  // `1/1`, `2/2`, `3/4/5`: no part has a letter
+  if (!parts.some((x) => LETTER.test(x))) return true;
+  return false;
+}
 
 export function spellings(
   prompt: string,
@@ -25,6 +41,7 @@ export function spellings(
   // A slash command's name (`/erk:plan-implement 8511`) is a command, not a path.
   const text = prompt.replace(SLASH_COMMAND, "").replace(TRAILING_PUNCTUATION, "");
   for (const p of pathWords(text)) {
+    if (isProse(p)) continue;
     if (p === "~" || p.startsWith("~/")) {
       // `~/.claude/settings.json` is under HOME, not the working directory
       if (home) add(resolve(home, p.slice(2)));
@@ -32,10 +49,13 @@ export function spellings(
     }
     add(!isAbsolute(p) && cwd ? resolve(cwd, p) : p);
   }
+  const words = text.split(PATH_SEPARATORS).map((w) => w.replace(/^["'`(]+|["'`)]+$/g, ""));
+  // A bare file name (`pyproject.toml`, `land_cmd.py`) names a file wherever it lies: it is
+  // looked up as a path's last part, never as the identifier before its dot.
+  for (const w of words) if (!SLASH.test(w) && isFileName(w, true)) add(w);
   // The parts of a named path are not named on their own: `src/erk_cli/x.py` names a file,
-  // not the folder `erk_cli`.
-  for (const s of symbolsIn(text.split(PATH_SEPARATORS).filter((w) => !SLASH.test(w)).join(" "))) {
-    add(s);
-  }
+  // not the folder `erk_cli`; nor is a named file's stem (`land_cmd` of `land_cmd.py`).
+  const rest = words.filter((w) => !SLASH.test(w) && !isFileName(w, true)).join(" ");
+  for (const s of symbolsIn(rest)) add(s);
   return out;
 }

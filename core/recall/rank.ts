@@ -9,24 +9,39 @@
  */
 import type { Db } from "../store/db.ts";
 import {
+  type ActedCandidate,
   type Candidate,
   entitiesOf,
   entityDf,
+  pathsNamed,
   searchCandidates,
   type SearchFilters,
   structuralCandidates,
+  type StructuralKey,
   totalTurns,
   type Visibility,
+  visibleSessionCount,
 } from "../store/query.ts";
+import { quotesFor } from "../store/inject_sql.ts";
 import {
   byKindValue,
   canonicalPath,
   isPathSpelling,
+  isStrongPath,
+  lastPart,
   type Matched,
   matchTurn,
   pathKeys,
+  pathMatches,
 } from "./structural.ts";
-import { RECALL_POOL_PER_NAME, SEARCH_POOL } from "../constants.ts";
+import {
+  COMMON_IDENTIFIER_MIN_SESSIONS,
+  COMMON_IDENTIFIER_SHARE,
+  PATH_NAMES_READ,
+  RECALL_POOL_PER_NAME,
+  SEARCH_POOL,
+  TIE_TEXT_READS,
+} from "../constants.ts";
 import { type Query, tokens } from "./query.ts";
 
 export interface Hit {
@@ -127,50 +142,203 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
 export interface StructuralArgs {
   spellings: string[];
   vis: Visibility;
+  /** The session's working directory: an absolute path outside it matches only when equal. */
+  cwd?: string | null;
+  /** The prompt's words, for the text score that breaks ties (none: recency alone). */
+  words?: string[];
   maxId?: number;
   /** Only turns from before this time (the bench replays prompts against their past). */
   beforeTs?: string;
   limit: number;
+  /** Rows read per key from the index (default RECALL_POOL_PER_NAME). */
+  cap?: number;
+}
+
+/** What the lookup did with each spelling (for the decision log and the bench). */
+export interface StructuralLookup {
+  hits: Hit[];
+  /** Spellings the store holds nothing they can mean (weak paths with no stored path). */
+  unheld: string[];
+  /** Identifiers too common in this scope to bring a turn alone. */
+  common: string[];
+  /** Rows read from the index, per key. */
+  reads: number[];
+}
+
+/** Under `root` (or equal to it). */
+function under(path: string, root: string): boolean {
+  const r = root.endsWith("/") ? root : root + "/";
+  return path === root || path.startsWith(r);
+}
+
+/** How a path spelling is looked up: its exact keys, and whether tails may match it. */
+function pathPlan(
+  db: Db,
+  spelling: string,
+  cwd: string | null,
+  roots: string[],
+): { keys: string[]; exactOnly: boolean } | null {
+  const c = canonicalPath(spelling);
+  if (c === "") return null;
+  const strong = isStrongPath(c);
+  const last = lastPart(c);
+  if (c.startsWith("/")) {
+    const inside = [cwd, ...roots].some((r) => r && under(c, r));
+    if (!inside) {
+      // another checkout's or another root's path names that file only: no tail matching
+      return { keys: [c], exactOnly: true };
+    }
+    if (!strong) {
+      // `if/else` in a sentence resolves under the cwd; it counts only when a stored absolute
+      // path ends in its last two parts (or is it)
+      const tail = c.split("/").slice(-2).join("/");
+      const held = pathsNamed(db, last, PATH_NAMES_READ).some((p) =>
+        p.startsWith("/") && (p === c || p.endsWith("/" + tail))
+      );
+      if (!held) return null;
+    }
+    return { keys: pathKeys(c), exactOnly: false };
+  }
+  // relative with no cwd, or a bare file name: the stored paths that end in it, by their part
+  const keys = new Set<string>();
+  for (const p of pathsNamed(db, last, PATH_NAMES_READ)) if (pathMatches(p, c)) keys.add(p);
+  if (!strong && ![...keys].some((k) => k.startsWith("/"))) return null;
+  keys.add(c);
+  return { keys: [...keys], exactOnly: false };
+}
+
+/** Distinct lower-case words of three letters or more: the prompt's side of the text score. */
+export function promptWords(text: string): string[] {
+  return [...new Set(tokens(text).map((t) => t.toLowerCase()).filter((t) => t.length >= 3))];
 }
 
 /**
  * Prompt recall's ranked hits: only quotable turns with at least one structural match, scored
- * by their idf-weighted structural matches (rarer things named count more), then in the
- * spec's order (main thread before subagents, newer first). BM25 is left out here: every
- * candidate already carries what the prompt named, and scoring FTS5 over a few hundred given
- * rowids cost up to 1.8 s on a real store, far past the hook's 50 ms.
+ * by their idf-weighted structural matches (rarer things named count more). Equal scores go
+ * to the turn that acted on the named thing (its Read, Edit or Write, the Grep of the
+ * identifier), then a mention, then a git line that only lists it; then the prompt's words
+ * found in the turn's text; then the spec's order (main thread first, newer first). BM25 is
+ * left out: scoring FTS5 over a few hundred given rowids cost up to 1.8 s on a real store.
  */
 export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
-  const paths = new Set<string>();
-  const pathTails: string[] = [];
-  const identifiers: string[] = [];
+  return structuralLookup(db, a).hits;
+}
+
+export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
+  const out: StructuralLookup = { hits: [], unheld: [], common: [], reads: [] };
+  const cap = a.cap ?? RECALL_POOL_PER_NAME;
+  const bound = { maxId: a.maxId, beforeTs: a.beforeTs };
+  const roots = a.vis.project ? [a.vis.project] : [];
+  const cands = new Map<number, ActedCandidate>();
+  const take = (k: StructuralKey): ActedCandidate[] => {
+    const got = structuralCandidates(db, k, a.vis, bound, cap);
+    out.reads.push(got.length);
+    for (const c of got) {
+      const had = cands.get(c.id);
+      if (!had) cands.set(c.id, c);
+      else if (c.act < had.act) had.act = c.act;
+    }
+    return got;
+  };
+  const live: string[] = [];
+  const exactOnly = new Set<string>();
+  const seen = new Set<string>();
+  const sessionsOf = new Map<string, Set<number>>();
   for (const s of a.spellings) {
     if (isPathSpelling(s)) {
-      for (const k of pathKeys(s)) paths.add(k);
-      const c = canonicalPath(s);
-      if (!c.startsWith("/")) pathTails.push(c);
-    } else identifiers.push(s);
+      const plan = pathPlan(db, s, a.cwd ?? null, roots);
+      if (!plan) {
+        out.unheld.push(s);
+        continue;
+      }
+      live.push(s);
+      if (plan.exactOnly) exactOnly.add(s);
+      for (const v of plan.keys) {
+        if (seen.has("path\u0000" + v)) continue;
+        seen.add("path\u0000" + v);
+        take({ kind: "path", value: v });
+      }
+    } else {
+      live.push(s);
+      const sessions = new Set<number>();
+      for (const kind of ["symbol", "command"] as const) {
+        if (seen.has(kind + "\u0000" + s)) continue;
+        seen.add(kind + "\u0000" + s);
+        for (const c of take({ kind, value: s })) sessions.add(c.sessionNo);
+      }
+      sessionsOf.set(s, sessions);
+    }
   }
-  const cands = structuralCandidates(
-    db,
-    { paths: [...paths], pathTails, identifiers },
-    a.vis,
-    { maxId: a.maxId, beforeTs: a.beforeTs },
-    RECALL_POOL_PER_NAME,
-  );
-  if (!cands.length) return [];
-  const ents = entitiesOf(db, cands.map((c) => c.id));
+  if (!cands.size) return out;
+  // An identifier many of the scope's sessions carry (`GitHub`) is too common to bring a turn
+  // on its own; it still adds to a match on something rarer. The sessions are counted among the
+  // rows read, so a capped read can only undercount them.
+  if (sessionsOf.size) {
+    const total = visibleSessionCount(db, a.vis);
+    const cut = Math.max(COMMON_IDENTIFIER_MIN_SESSIONS, COMMON_IDENTIFIER_SHARE * total);
+    for (const [s, ss] of sessionsOf) if (ss.size > cut) out.common.push(s);
+  }
+  const common = new Set(out.common);
+  const ents = entitiesOf(db, [...cands.keys()]);
   const idf = idfOf(db);
-  const hits: Hit[] = [];
-  for (const c of cands) {
-    const m = matchTurn(ents.get(c.id) ?? [], a.spellings);
-    if (!m.matched.length) continue;
+  const acts = new Map<number, number>();
+  for (const c of cands.values()) {
+    const m = matchTurn(ents.get(c.id) ?? [], live, exactOnly);
+    if (!m.matched.length || m.spellings.every((s) => common.has(s))) continue;
     let score = 0;
     for (const e of m.matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
-    hits.push(hitFrom(c, score, score, m.matched));
+    out.hits.push(hitFrom(c, score, score, m.matched));
+    acts.set(c.id, c.act);
   }
-  hits.sort(compareHits);
-  return hits.slice(0, a.limit);
+  const byScoreAct = (x: Hit, y: Hit) =>
+    x.relevance !== y.relevance
+      ? y.relevance - x.relevance
+      : (acts.get(x.turn_id) ?? 0) - (acts.get(y.turn_id) ?? 0);
+  out.hits.sort((x, y) => byScoreAct(x, y) || compareHits(x, y));
+  const text = textScores(db, out.hits, a.words ?? [], a.limit, byScoreAct);
+  if (text.size) {
+    out.hits.sort((x, y) =>
+      byScoreAct(x, y) || (text.get(y.turn_id) ?? 0) - (text.get(x.turn_id) ?? 0) ||
+      compareHits(x, y)
+    );
+  }
+  out.hits = out.hits.slice(0, a.limit);
+  return out;
+}
+
+/**
+ * The prompt's words each turn's quotable text holds, for the hits that tie (on score and act)
+ * with another inside the top `limit`: only those can change places, so only their text is read.
+ */
+function textScores(
+  db: Db,
+  hits: Hit[],
+  words: string[],
+  limit: number,
+  tie: (x: Hit, y: Hit) => number,
+): Map<number, number> {
+  const out = new Map<number, number>();
+  if (!words.length || hits.length < 2) return out;
+  const ids: number[] = [];
+  for (let i = 0; i < Math.min(limit, hits.length); i++) {
+    const h = hits[i];
+    // the run of hits tying with this one, which may reach past the limit
+    if (i > 0 && tie(hits[i - 1], h) === 0) continue;
+    let j = i + 1;
+    while (j < hits.length && tie(h, hits[j]) === 0) j++;
+    if (j - i > 1) {
+      for (let k = i; k < Math.min(j, i + TIE_TEXT_READS); k++) ids.push(hits[k].turn_id);
+    }
+  }
+  if (!ids.length) return out;
+  const want = new Set(words);
+  for (const [id, t] of quotesFor(db, ids)) {
+    let n = 0;
+    const have = new Set(tokens(t).map((x) => x.toLowerCase()));
+    for (const w of want) if (have.has(w)) n++;
+    out.set(id, n);
+  }
+  return out;
 }
 
 /** A hit for a candidate turn, its excerpt (and title) filled in later. */

@@ -26,9 +26,44 @@ export function byKindValue(x: Matched, y: Matched): number {
   return x.value < y.value ? -1 : x.value > y.value ? 1 : 0;
 }
 
-/** A spelling that names a path rather than an identifier. */
+/** `name.ext` or a dotfile, in the characters file names use. */
+const FILE_NAME = /^(?:[A-Za-z0-9_@+-][A-Za-z0-9_.@+-]*|\.[A-Za-z0-9_][A-Za-z0-9_.-]*)$/;
+/** An extension: lower case (`py`, `toml`, `d.ts`'s `ts`) or all capitals (`MD`), with a letter. */
+const EXTENSION = /\.([a-z0-9]{1,8}|[A-Z0-9]{1,8})$/;
+const LETTER = /[A-Za-z]/;
+const SLASH = /[/\\]/;
+
+/**
+ * Whether a path's last part looks like a file name (`app.py`, `.env`, `S.ts`). A bare word
+ * needs a stem of two characters or more, so `e.g.` and `i.e.` stay prose; `self.assertEqual`
+ * is a method, not a file (an extension is not in mixed case).
+ */
+export function isFileName(part: string, bare = false): boolean {
+  if (!FILE_NAME.test(part)) return false;
+  if (part.startsWith(".")) return part.length > 1 && LETTER.test(part);
+  const m = EXTENSION.exec(part);
+  if (m === null || !LETTER.test(m[1])) return false;
+  const stem = part.slice(0, m.index);
+  return stem.length >= (bare ? 2 : 1) && LETTER.test(stem + m[1]);
+}
+
+/** The last part of a path spelling. */
+export function lastPart(p: string): string {
+  const parts = p.split(SLASH).filter((x) => x !== "");
+  return parts.at(-1) ?? "";
+}
+
+/**
+ * A path spelling with a file-name-shaped last part: it names a file on its own. Any other
+ * path spelling needs the store to hold a path it can mean before it counts.
+ */
+export function isStrongPath(p: string): boolean {
+  return isFileName(lastPart(p));
+}
+
+/** A spelling that names a path (or a bare file name) rather than an identifier. */
 export function isPathSpelling(s: string): boolean {
-  return s.includes("/") || s.includes("\\");
+  return s.includes("/") || s.includes("\\") || isFileName(s, true);
 }
 
 /** One spelling of a path: no leading `./`, no trailing `/` (the root stays `/`). */
@@ -84,11 +119,15 @@ export function containsWord(text: string, word: string): boolean {
   return false;
 }
 
-/** Whether one stored entity matches one spelling, tools aside. */
-export function entityMatches(e: Matched, spelling: string): boolean {
+/**
+ * Whether one stored entity matches one spelling, tools aside. An `exact` path spelling (an
+ * absolute path outside the session's project) matches only an equal stored path.
+ */
+export function entityMatches(e: Matched, spelling: string, exact = false): boolean {
   const path = isPathSpelling(spelling);
   switch (e.kind) {
     case "path":
+      if (exact) return path && canonicalPath(e.value) === canonicalPath(spelling);
       return path && pathMatches(e.value, spelling);
     case "symbol":
       return !path && e.value === spelling;
@@ -116,14 +155,18 @@ export interface TurnMatch {
  * What a turn's entities match among the spellings. A tool counts only when a spelling names it
  * and something else matched too.
  */
-export function matchTurn(entities: Matched[], spellings: string[]): TurnMatch {
+export function matchTurn(
+  entities: Matched[],
+  spellings: string[],
+  exactOnly: ReadonlySet<string> = new Set(),
+): TurnMatch {
   const matched: Matched[] = [];
   const hitSpellings = new Set<string>();
   for (const e of entities) {
     if (e.kind === "tool") continue;
     let any = false;
     for (const s of spellings) {
-      if (entityMatches(e, s)) {
+      if (entityMatches(e, s, exactOnly.has(s))) {
         hitSpellings.add(s);
         any = true;
       }

@@ -114,7 +114,8 @@ CREATE TABLE IF NOT EXISTS runs (
  * a table older than that is dropped and made anew; the others keep their rows, so an evicted
  * session (whose derived rows are the only copy left of it) keeps whatever it can. Schema 2
  * changed what the entities hold (Bash lines' identifiers), not their shape; schema 3 made the
- * search index `detail=column`.
+ * search index `detail=column`; schema 4 added how each entity was touched (`entities.act`, by
+ * ALTER, so an evicted session keeps its rows) and the path segment table `path_names`.
  */
 export const DERIVED_SHAPE_SINCE: Record<string, number> = {
   turns: 1,
@@ -123,6 +124,7 @@ export const DERIVED_SHAPE_SINCE: Record<string, number> = {
   entities: 1,
   paths: 1,
   turn_text: 1,
+  path_names: 4,
 };
 
 /** Derived tables: dropped and rebuilt from the blocks (same turn ids). */
@@ -133,6 +135,7 @@ export const DERIVED_TABLES = [
   "entities",
   "paths",
   "turn_text",
+  "path_names",
 ];
 const DERIVED_DDL = `
 CREATE TABLE IF NOT EXISTS turns (
@@ -168,9 +171,10 @@ CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
 CREATE TABLE IF NOT EXISTS entities (
   turn_id INTEGER NOT NULL,
   kind TEXT NOT NULL,
-  value TEXT NOT NULL
+  value TEXT NOT NULL,
+  act INTEGER NOT NULL DEFAULT 1
 );
-CREATE INDEX IF NOT EXISTS entities_value ON entities(kind, value);
+CREATE INDEX IF NOT EXISTS entities_act ON entities(kind, value, act, turn_id DESC);
 CREATE INDEX IF NOT EXISTS entities_turn ON entities(turn_id);
 CREATE TABLE IF NOT EXISTS paths (
   turn_id INTEGER NOT NULL,
@@ -178,6 +182,12 @@ CREATE TABLE IF NOT EXISTS paths (
 );
 CREATE INDEX IF NOT EXISTS paths_path ON paths(path);
 CREATE INDEX IF NOT EXISTS paths_turn ON paths(turn_id);
+CREATE TABLE IF NOT EXISTS path_names (
+  name TEXT NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY (name, path)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS path_names_path ON path_names(path);
 `;
 
 export interface StoreFormat {
@@ -391,6 +401,7 @@ export function openWrite(path: string): OpenWrite {
       } else {
         sessionsSchema = found.sessionsSchema;
         if (found.derivedSchema !== DERIVED_SCHEMA) {
+          if (found.derivedSchema < 4) addEntityAct(db);
           for (const t of DERIVED_TABLES) {
             if (found.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
               db.exec(`DROP TABLE IF EXISTS ${t}`);
@@ -408,6 +419,7 @@ export function openWrite(path: string): OpenWrite {
         }
       }
       db.exec(DERIVED_DDL);
+      if (found && found.derivedSchema < 4) fillPathNames(db);
       db.exec(SESSIONS_DDL);
       if (sessionsSchema < SESSIONS_SCHEMA) {
         // a store made before these tables: the next pass reads the titles its sessions carry
@@ -422,6 +434,47 @@ export function openWrite(path: string): OpenWrite {
     throw new StoreError(`${path} cannot be prepared: ${(e as Error).message}`);
   }
   return { db, derivedStale, created };
+}
+
+/**
+ * Schema 4's step on an older store: how each entity was touched becomes a column (every old
+ * row a mention until the rebuild), and the old index gives way to one in prompt recall's order.
+ */
+function addEntityAct(db: Db): void {
+  const cols = db.prepare("SELECT name FROM pragma_table_info('entities')").all() as {
+    name: string;
+  }[];
+  if (cols.length === 0) return; // no entities table yet: the DDL makes it whole
+  if (!cols.some((c) => c.name === "act")) {
+    db.exec("ALTER TABLE entities ADD COLUMN act INTEGER NOT NULL DEFAULT 1");
+  }
+  db.exec("DROP INDEX IF EXISTS entities_value");
+}
+
+/** The segments of every stored path, for a store that had entities before `path_names`. */
+function fillPathNames(db: Db): void {
+  const rows = db.prepare("SELECT DISTINCT value FROM entities WHERE kind = 'path'").all() as {
+    value: string;
+  }[];
+  addPathNames(db, rows.map((r) => r.value));
+}
+
+/** The named segments of a stored path (`/r/src/a.ts` -> r, src, a.ts). */
+export function pathSegments(path: string): string[] {
+  return [...new Set(path.split(/[/\\]/).filter((p) => p !== "" && p !== "." && p !== ".."))];
+}
+
+/** Records each path under each of its segments (a path already there costs one lookup). */
+export function addPathNames(db: Db, paths: Iterable<string>): void {
+  const ins = db.prepare("INSERT OR IGNORE INTO path_names (name, path) VALUES (?, ?)");
+  for (const p of paths) for (const n of pathSegments(p)) ins.run(n, p);
+}
+
+/** Forgets the paths no entity carries any more (after turns were deleted). */
+export function prunePathNames(db: Db, paths: Iterable<string>): void {
+  const still = db.prepare("SELECT 1 FROM entities WHERE kind = 'path' AND value = ? LIMIT 1");
+  const del = db.prepare("DELETE FROM path_names WHERE path = ?");
+  for (const p of new Set(paths)) if (!still.get(p)) del.run(p);
 }
 
 export function rebuildPending(db: Db): boolean {

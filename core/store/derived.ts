@@ -1,5 +1,6 @@
 /** The derived rows of turns (turns, search index, entities, paths, quotes, compactions). */
-import { cached, type Db } from "./db.ts";
+import { cached, type Db, pathSegments, prunePathNames } from "./db.ts";
+import { ENTITY_ACT } from "../constants.ts";
 import { turnId } from "./ids.ts";
 
 export { turnId };
@@ -22,7 +23,8 @@ export interface DerivedRows {
   turn: TurnRow;
   /** FTS body; undefined writes no FTS row. */
   body?: string;
-  entities?: { kind: string; value: string }[];
+  /** `act`: how the turn touched it (ENTITY_ACT); absent is a mention. */
+  entities?: { kind: string; value: string; act?: number }[];
   paths?: string[];
   /**
    * The folded text of a turn the hooks may quote (a prompt or a reply, never a tool result),
@@ -58,7 +60,12 @@ export function writeDerived(
        stream_offset, byte_len, is_typed, is_sidechain, is_tool_result)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  const insEnt = cached(db, "INSERT INTO entities (turn_id, kind, value) VALUES (?, ?, ?)");
+  const insEnt = cached(
+    db,
+    "INSERT INTO entities (turn_id, kind, value, act) VALUES (?, ?, ?, ?)",
+  );
+  const insName = cached(db, "INSERT OR IGNORE INTO path_names (name, path) VALUES (?, ?)");
+  const named = new Set<string>();
   const insPath = cached(db, "INSERT INTO paths (turn_id, path) VALUES (?, ?)");
   const insText = cached(db, "INSERT INTO turn_text (turn_id, text, is_reply) VALUES (?, ?, ?)");
   const insCb = cached(
@@ -85,8 +92,14 @@ export function writeDerived(
       t.isToolResult ? 1 : 0,
     );
     if (d.body !== undefined && d.body !== "") search.push([id, d.body]);
-    for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value);
-    for (const p of d.paths ?? []) insPath.run(id, p);
+    for (const e of d.entities ?? []) insEnt.run(id, e.kind, e.value, e.act ?? ENTITY_ACT.mention);
+    for (const p of d.paths ?? []) {
+      insPath.run(id, p);
+      if (!named.has(p)) {
+        named.add(p);
+        for (const n of pathSegments(p)) insName.run(n, p);
+      }
+    }
     if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
     if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
   }
@@ -133,12 +146,16 @@ export function clearSearchIndex(db: Db): void {
  */
 export function deleteDerived(db: Db, sessionNo: number, fromSeq = 0): void {
   const range = { lo: turnId(sessionNo, fromSeq), hi: turnId(sessionNo + 1, 0) };
+  const gone = (db.prepare(
+    "SELECT DISTINCT path FROM paths WHERE turn_id >= :lo AND turn_id < :hi",
+  ).all(range) as { path: string }[]).map((r) => r.path);
   db.prepare("DELETE FROM turns_fts WHERE rowid >= :lo AND rowid < :hi").run(range);
   db.prepare("DELETE FROM entities WHERE turn_id >= :lo AND turn_id < :hi").run(range);
   db.prepare("DELETE FROM paths WHERE turn_id >= :lo AND turn_id < :hi").run(range);
   db.prepare("DELETE FROM turn_text WHERE turn_id >= :lo AND turn_id < :hi").run(range);
   db.prepare("DELETE FROM compaction_boundaries WHERE turn_id >= :lo AND turn_id < :hi").run(range);
   db.prepare("DELETE FROM turns WHERE id >= :lo AND id < :hi").run(range);
+  prunePathNames(db, gone);
 }
 
 /**
@@ -165,7 +182,14 @@ export function deleteDerivedTurns(db: Db, sessionNo: number, seqs: number[]): v
     "DELETE FROM compaction_boundaries WHERE turn_id = ?",
     "DELETE FROM turns WHERE id = ?",
   ].map((sql) => db.prepare(sql));
-  for (const seq of seqs) for (const st of stmts) st.run(turnId(sessionNo, seq));
+  const pathsOf = db.prepare("SELECT path FROM paths WHERE turn_id = ?");
+  const gone: string[] = [];
+  for (const seq of seqs) {
+    const id = turnId(sessionNo, seq);
+    for (const r of pathsOf.all(id) as { path: string }[]) gone.push(r.path);
+    for (const st of stmts) st.run(id);
+  }
+  prunePathNames(db, gone);
 }
 
 /** Where each archived turn of a session lies in its stream, in turn order. */

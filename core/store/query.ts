@@ -2,7 +2,8 @@
  * The read paths' SQL: scope, exclusion, search candidates, turns, sessions, observations.
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
-import type { Db } from "./db.ts";
+import { cached, type Db } from "./db.ts";
+import { ENTITY_ACT } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
@@ -545,72 +546,72 @@ export function listObservations(
   }));
 }
 
-export interface StructuralKeys {
-  /** Exact stored path spellings (a named path and its tails). */
-  paths: string[];
-  /** Relative named paths: stored paths ending in one at a `/` boundary also count (a scan). */
-  pathTails: string[];
-  /** Named identifiers: equal symbols, and commands named by them. */
-  identifiers: string[];
+/** One exact key of prompt recall's lookup: a stored entity's kind and value. */
+export interface StructuralKey {
+  kind: "path" | "symbol" | "command";
+  value: string;
 }
 
+/** A candidate with the strongest way (ENTITY_ACT) it touched the key it was read by. */
+export type ActedCandidate = Candidate & { act: number };
+
 /**
- * Prompt recall's candidates: quotable turns (prompts and replies, never tool results) carrying
- * an entity whose stored value is one of the exact keys, newest first, at most `pool` per key
- * group. Index lookups on (kind, value); only a relative spelling scans.
+ * Prompt recall's candidates for one key: quotable turns (prompts and replies, never tool
+ * results) carrying an entity equal to it. The index on (kind, value, act, turn_id DESC) is
+ * walked in its own order, direct actions first and then newest, and at most `cap` rows are
+ * read from it, however many turns carry the key; visibility is applied to those. With a
+ * `beforeTs` bound (the bench's replay) rows after it are skipped inside the walk instead.
  */
 export function structuralCandidates(
   db: Db,
-  keys: StructuralKeys,
+  key: StructuralKey,
   vis: Visibility,
   bound: { maxId?: number; beforeTs?: string },
-  pool: number,
-): Candidate[] {
+  cap: number,
+): ActedCandidate[] {
   const w = visibleWhere(vis);
-  const groups: { sql: string; params: string[] }[] = [];
-  if (keys.paths.length) {
-    groups.push({
-      sql: `e.kind = 'path' AND e.value IN (${keys.paths.map(() => "?").join(",")})`,
-      params: keys.paths,
-    });
+  const inner: (string | number)[] = [key.kind, key.value, ENTITY_ACT.unquotable];
+  let join = "";
+  let extra = "";
+  if (bound.beforeTs !== undefined) {
+    join = " JOIN turns tb ON tb.id = e.turn_id";
+    extra += " AND tb.ts IS NOT NULL AND tb.ts < ?";
+    inner.push(bound.beforeTs);
   }
-  for (const t of keys.pathTails) {
-    groups.push({
-      sql: "e.kind = 'path' AND e.value LIKE ? ESCAPE '\\'",
-      params: ["%/" + t.replace(/[\\%_]/g, (c) => "\\" + c)],
-    });
+  if (bound.maxId !== undefined) {
+    extra += " AND e.turn_id <= ?";
+    inner.push(bound.maxId);
   }
-  for (const id of keys.identifiers) {
-    groups.push({ sql: "e.kind IN ('symbol', 'command') AND e.value = ?", params: [id] });
-  }
-  const seen = new Map<number, Candidate>();
-  for (const g of groups) {
-    const params: (string | number)[] = [...g.params, ...w.params];
-    let extra = "";
-    if (bound.maxId !== undefined) {
-      extra += " AND t.id <= ?";
-      params.push(bound.maxId);
-    }
-    if (bound.beforeTs !== undefined) {
-      extra += " AND t.ts IS NOT NULL AND t.ts < ?";
-      params.push(bound.beforeTs);
-    }
-    params.push(pool);
-    const rows = db.prepare(
-      `SELECT DISTINCT ${CANDIDATE_COLUMNS}, 0 AS relevance
-       FROM entities e JOIN turns t ON t.id = e.turn_id
-         JOIN sessions s ON s.session_no = t.session_no
-         LEFT JOIN session_meta m ON m.session_no = t.session_no
-       WHERE ${g.sql} AND ${w.sql}${extra}
-         AND t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')
-       ORDER BY t.id DESC LIMIT ?`,
-    ).all(...params) as Record<string, unknown>[];
-    for (const r of rows) {
-      const c = toCandidate(r);
-      if (!seen.has(c.id)) seen.set(c.id, c);
-    }
-  }
-  return [...seen.values()];
+  inner.push(cap);
+  const rows = cached(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance, x.act AS act
+     FROM (SELECT e.turn_id AS turn_id, e.act AS act FROM entities e${join}
+           WHERE e.kind = ? AND e.value = ? AND e.act < ?${extra}
+           ORDER BY e.act, e.turn_id DESC LIMIT ?) x
+       JOIN turns t ON t.id = x.turn_id
+       JOIN sessions s ON s.session_no = t.session_no
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE ${w.sql} AND t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')
+     ORDER BY x.act, x.turn_id DESC`,
+  ).all(...inner, ...w.params) as Record<string, unknown>[];
+  return rows.map((r) => ({ ...toCandidate(r), act: r.act as number }));
+}
+
+/** Stored paths that have `name` as one of their parts (path_names), at most `limit`. */
+export function pathsNamed(db: Db, name: string, limit: number): string[] {
+  return (cached(db, "SELECT path FROM path_names WHERE name = ? LIMIT ?").all(name, limit) as {
+    path: string;
+  }[]).map((r) => r.path);
+}
+
+/** How many sessions the visible scope holds (the base of "too common to fire alone"). */
+export function visibleSessionCount(db: Db, vis: Visibility): number {
+  const w = visibleWhere(vis);
+  return (cached(
+    db,
+    `SELECT count(*) AS n FROM session_meta m WHERE m.parent_session_key IS NULL AND ${w.sql}`,
+  ).get(...w.params) as { n: number }).n;
 }
 
 /** Which of these uuids a turn of these sessions carries (history a resumed file copied in). */
