@@ -121,7 +121,12 @@ function handed(sb: Sandbox, prompt: string): { ids: number[]; unheld: string[] 
 Deno.test("spellings: slashes alone, number fractions and sentence words are no paths; bare file names and ~ are", () => {
   const s = (p: string) => spellings(p, P, THRESHOLDS.max_candidates, "/home/u");
   assert.deepEqual(s("is it 1/1 or 2/2 or 3/4/5 now / and //"), []);
-  assert.deepEqual(s("see <summary>x</summary> here"), [`/summary`]); // weak: the store decides
+  // one part under the root and no file: markup and slash commands, not paths
+  assert.deepEqual(s("see <summary>x</summary> here, then /erk:plan-save"), []);
+  // a code sample's escapes are not part of a path
+  assert.deepEqual(s('join with "\\n".join(parts) and Rules:\\n'), []);
+  // word-shaped ones last, so the cap keeps the files
+  assert.deepEqual(s("src/erk_cli then app.py"), ["app.py", `${P}/src/erk_cli`]);
   assert.deepEqual(s("edit pyproject.toml and registry.py, then land_cmd.py"), [
     "pyproject.toml",
     "registry.py",

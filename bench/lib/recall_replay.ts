@@ -6,12 +6,15 @@
  * archived, against the whole store: they must get nothing.
  */
 import { DatabaseSync } from "node:sqlite";
-import { openRead } from "../../core/store/db.ts";
+import { type Db, openRead } from "../../core/store/db.ts";
 import { recall } from "../../core/inject/prompt.ts";
 import { spellings } from "../../core/inject/spellings.ts";
 import { THRESHOLDS } from "../../core/inject/thresholds.ts";
 import { judge } from "../../core/feedback/labels.ts";
 import { PROMPT_CHARS_DEFAULT } from "../../core/constants.ts";
+import { structuralLookup } from "../../core/recall/rank.ts";
+import { entityMatches, isPathSpelling } from "../../core/recall/structural.ts";
+import { laterEntities } from "../../core/store/decisions.ts";
 
 export interface Fired {
   prompt: string;
@@ -190,6 +193,8 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
         vis: { project: p.project, exclude: [] },
         sessionId: p.sessionId,
         spellings: names,
+        cwd: p.cwd,
+        prompt: p.text,
         thresholds: THRESHOLDS,
         suppress,
         owedKnown: null,
@@ -230,6 +235,8 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
         vis: { project: n.project, exclude: [] },
         sessionId: "00000000-0000-4000-8000-000000000000",
         spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
+        cwd: n.cwd,
+        prompt: n.prompt,
         thresholds: THRESHOLDS,
         suppress: new Map(),
         owedKnown: null,
@@ -252,4 +259,361 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
     db.close();
   }
   return res;
+}
+
+/* ---------- plan replay ---------- */
+
+export interface PlanReplay {
+  /** Sessions whose first typed input is a plan or a long prompt naming files. */
+  plans: number;
+  /** Of those, the ones with something to recall: a thing the session went on to touch that an
+   * earlier session's quotable turn already carried. */
+  recallable: number;
+  /** Recallable plans that were handed at least one turn labelled a hit. */
+  useful: number;
+  fired: number;
+  injectedTurns: number;
+  hits: number;
+  falsePositives: number;
+  lookupMs: number[];
+  examples: (Fired & { recallable: boolean })[];
+}
+
+/** Plan-shaped or long: what a person pastes to start a session's work. */
+const PLAN = /^\s*(#{1,3} |implement the following plan|plan:|\*\*plan)/i;
+const LONG_PROMPT_CHARS = 400;
+
+interface PlanPrompt {
+  ts: string;
+  text: string;
+  sessionId: string;
+  cwd: string | null;
+  /** Where the plan came from: typed, or the plan file a slash command had read. */
+  source: "typed" | "plan file";
+}
+
+type J = Record<string, unknown>;
+
+function textOf(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((b) =>
+    b && typeof b === "object" && typeof (b as J).text === "string" ? (b as J).text as string : ""
+  ).join("\n");
+}
+
+/**
+ * Each main session's plan, read from its transcript: its first typed input when that is
+ * plan-shaped or long; when it is a slash command (`/erk:plan-implement 8402`), the plan file
+ * the session then read (the first Read result of a `plan.md`, or of a file opening `# Plan`),
+ * at that result's time. Sessions with neither are left out.
+ */
+export function planPrompts(root: string): PlanPrompt[] {
+  const out: PlanPrompt[] = [];
+  const walk = (dir: string) => {
+    for (const e of Deno.readDirSync(dir)) {
+      const p = `${dir}/${e.name}`;
+      if (e.isDirectory && e.name !== "subagents") walk(p);
+      else if (e.isFile && e.name.endsWith(".jsonl")) {
+        const plan = planOf(p);
+        if (plan) out.push(plan);
+      }
+    }
+  };
+  walk(`${root}/projects`);
+  return out.sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0));
+}
+
+function planOf(file: string): PlanPrompt | null {
+  let slash = false;
+  for (const line of Deno.readTextFileSync(file).split("\n")) {
+    let r: J;
+    try {
+      r = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    if (r.isSidechain === true || typeof r.timestamp !== "string") continue;
+    const msg = r.message as J | undefined;
+    if (r.type === "user" && msg && r.isMeta !== true && !slash) {
+      const text = textOf(msg.content);
+      const isResult = Array.isArray(msg.content) &&
+        (msg.content as J[]).some((b) => b && b.type === "tool_result");
+      if (isResult || text.trim() === "") continue;
+      if (text.includes("<command-name>")) {
+        slash = true;
+        continue;
+      }
+      if (PLAN.test(text) || text.length >= LONG_PROMPT_CHARS) {
+        return {
+          ts: r.timestamp,
+          text,
+          sessionId: String(r.sessionId),
+          cwd: (r.cwd as string) ?? null,
+          source: "typed",
+        };
+      }
+      return null; // a short first prompt: no plan to replay
+    }
+    if (slash && r.type === "user") {
+      const tur = r.toolUseResult as J | undefined;
+      const f = tur && typeof tur === "object" ? tur.file as J | undefined : undefined;
+      const path = f && typeof f.filePath === "string" ? f.filePath : "";
+      const content = f && typeof f.content === "string" ? f.content : "";
+      if (content && (path.endsWith("/plan.md") || /^\s*# Plan/.test(content))) {
+        return {
+          ts: r.timestamp,
+          text: content,
+          sessionId: String(r.sessionId),
+          cwd: (r.cwd as string) ?? null,
+          source: "plan file",
+        };
+      }
+    }
+  }
+  return null;
+}
+
+/** The archived project and session number a Claude Code session id files under. */
+function sessionOf(db: Db, sessionId: string): { project: string; sessionNo: number } | null {
+  const r = db.prepare(
+    `SELECT project, session_no AS sessionNo FROM session_meta
+     WHERE session_id = ? AND parent_session_key IS NULL AND project IS NOT NULL
+     ORDER BY session_no LIMIT 1`,
+  ).get(sessionId) as { project: string; sessionNo: number } | undefined;
+  return r ?? null;
+}
+
+/**
+ * Each session whose first typed input is a plan (or a long prompt naming a file) is replayed
+ * as the hook would see it then: against only what was archived before it, with the session
+ * itself live (its own earlier turns visible, so never handed over). Each handed-over turn is
+ * labelled by the stats rule: a hit when the session then touched what the turn matched on.
+ * A plan is recallable when some spelling it names was touched later by the session and was
+ * already carried by an earlier session's quotable turn (looked up with no cap and no
+ * commonness rule, so the figure is not the rules grading themselves).
+ */
+export function replayPlans(storePath: string, root: string, keepExamples = 12): PlanReplay {
+  const opened = openRead(storePath);
+  if (!opened) throw new Error(`no store at ${storePath}`);
+  const db = opened.db;
+  const res: PlanReplay = {
+    plans: 0,
+    recallable: 0,
+    useful: 0,
+    fired: 0,
+    injectedTurns: 0,
+    hits: 0,
+    falsePositives: 0,
+    lookupMs: [],
+    examples: [],
+  };
+  try {
+    for (const p of planPrompts(root)) {
+      const at = sessionOf(db, p.sessionId);
+      if (!at) continue;
+      const names = spellings(p.text, p.cwd, THRESHOLDS.max_candidates, null);
+      if (!names.some((n) => isPathSpelling(n))) continue; // names no file
+      res.plans++;
+      const vis = { project: at.project, exclude: [] };
+      const later = laterEntities(db, p.sessionId, p.ts);
+      const touched = names.filter((s) => later.some((e) => entityMatches(e, s)));
+      let recallable = false;
+      for (const s of touched) {
+        const prior = structuralLookup(db, {
+          spellings: [s],
+          vis,
+          cwd: p.cwd,
+          beforeTs: p.ts,
+          limit: 1000,
+          cap: 100_000,
+          ignoreCommon: true,
+        });
+        if (prior.hits.some((h) => h.session_no !== at.sessionNo)) {
+          recallable = true;
+          break;
+        }
+      }
+      if (recallable) res.recallable++;
+      const t0 = performance.now();
+      const r = recall({
+        db,
+        vis,
+        sessionId: p.sessionId,
+        spellings: names,
+        cwd: p.cwd,
+        prompt: p.text,
+        thresholds: THRESHOLDS,
+        suppress: new Map(),
+        owedKnown: null,
+        promptChars: PROMPT_CHARS_DEFAULT,
+        filter: (s) => s,
+        beforeTs: p.ts,
+      });
+      res.lookupMs.push(performance.now() - t0);
+      if (!r.injected.length) continue;
+      res.fired++;
+      res.injectedTurns += r.injected.length;
+      const labels = judge(db, 0, {
+        injected: r.injected,
+        spellings: names,
+        sessionId: p.sessionId,
+        at: p.ts,
+      });
+      const fired: Fired & { recallable: boolean } = {
+        prompt: p.text.slice(0, 160),
+        spellings: names,
+        turns: [],
+        recallable,
+      };
+      let hit = false;
+      for (const l of labels) {
+        if (l.label === "hit") res.hits++, hit = true;
+        else if (l.label === "false positive") res.falsePositives++;
+        if (l.turnId !== null) {
+          const c = r.selection.candidates.find((x) => x.id === l.turnId);
+          fired.turns.push({
+            id: l.turnId,
+            label: l.label,
+            matched: (c?.matched ?? []).map((m) => `${m.kind} ${m.value}`),
+          });
+        }
+      }
+      if (hit && recallable) res.useful++;
+      if (res.examples.length < keepExamples) res.examples.push(fired);
+    }
+  } finally {
+    db.close();
+  }
+  return res;
+}
+
+/* ---------- word sets ---------- */
+
+/**
+ * Everyday spellings that look like paths or identifiers but name nothing: number fractions,
+ * `word/word` pairs, markup, abbreviations, product and language names. Each is asked in a
+ * sentence of its own and must bring nothing.
+ */
+export const EVERYDAY_WORDS = [
+  "1/1",
+  "2/2",
+  "3/4",
+  "24/7",
+  "50/50",
+  "if/else",
+  "try/except",
+  "and/or",
+  "read/write",
+  "input/output",
+  "client/server",
+  "fetching/updating",
+  "pros/cons",
+  "w/o",
+  "N/A",
+  "A/B",
+  "CI/CD",
+  "TCP/IP",
+  "/",
+  "//",
+  "</summary>",
+  "</details>",
+  "e.g.",
+  "i.e.",
+  "GitHub",
+  "GitLab",
+  "GraphQL",
+  "TypeScript",
+  "JavaScript",
+  "macOS",
+  "iOS",
+  "PostgreSQL",
+  "MySQL",
+  "SQLite",
+  "OpenAI",
+  "ChatGPT",
+  "YouTube",
+  "LinkedIn",
+  "PowerShell",
+  "VSCode",
+  "PyPI",
+  "NumPy",
+  "FastAPI",
+  "DevOps",
+  "WebSocket",
+  "OAuth",
+  "JSON/YAML",
+];
+
+const SENTENCES = [
+  (w: string) => `can you double-check the ${w} part?`,
+  (w: string) => `I think ${w} is the issue here`,
+  (w: string) => `what about ${w}, is that fine?`,
+];
+
+/** The busiest project of a store and a cwd in it (bench SQL, read-only). */
+export function busiestProject(path: string): { project: string; cwd: string } | null {
+  const db = new DatabaseSync(path, { readOnly: true });
+  try {
+    const p = db.prepare(
+      `SELECT project, cwd FROM session_meta WHERE project IS NOT NULL
+       GROUP BY project ORDER BY count(*) DESC LIMIT 1`,
+    ).get() as { project: string; cwd: string | null } | undefined;
+    return p ? { project: p.project, cwd: p.cwd ?? p.project } : null;
+  } finally {
+    db.close();
+  }
+}
+
+/** The everyday-word prompts, as a fresh session in the busiest project would type them. */
+export function everydayPrompts(path: string): { prompt: string; cwd: string; project: string }[] {
+  const p = busiestProject(path);
+  if (!p) return [];
+  return EVERYDAY_WORDS.map((w, i) => ({
+    prompt: SENTENCES[i % SENTENCES.length](w),
+    cwd: p.cwd,
+    project: p.project,
+  }));
+}
+
+export interface WordSet {
+  prompts: number;
+  fired: number;
+  firedPrompts: string[];
+}
+
+/** Runs prompts as a fresh session (nothing visible, nothing handed over yet). */
+export function wordSet(
+  storePath: string,
+  prompts: { prompt: string; cwd: string; project: string }[],
+): WordSet {
+  const opened = openRead(storePath);
+  if (!opened) throw new Error(`no store at ${storePath}`);
+  const out: WordSet = { prompts: 0, fired: 0, firedPrompts: [] };
+  try {
+    for (const n of prompts) {
+      out.prompts++;
+      const r = recall({
+        db: opened.db,
+        vis: { project: n.project, exclude: [] },
+        sessionId: "00000000-0000-4000-8000-000000000000",
+        spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
+        cwd: n.cwd,
+        prompt: n.prompt,
+        thresholds: THRESHOLDS,
+        suppress: new Map(),
+        owedKnown: null,
+        promptChars: PROMPT_CHARS_DEFAULT,
+        filter: (s) => s,
+      });
+      if (r.injected.length) {
+        out.fired++;
+        const m = r.selection.candidates.find((c) => c.id === r.injected[0].id)?.matched ?? [];
+        out.firedPrompts.push(`${n.prompt} -> ${m.map((x) => `${x.kind} ${x.value}`).join(", ")}`);
+      }
+    }
+  } finally {
+    opened.db.close();
+  }
+  return out;
 }

@@ -111,7 +111,12 @@ export interface Recall {
 
 export function recall(r: RecallInput): Recall {
   const mine = r.sessionId ? sessionNosForId(r.db, r.sessionId) : [];
-  const bounds = boundaries(r.db, mine);
+  // Replay sees the index as it stood: a compaction recorded after the prompt had not yet
+  // dropped anything, so the session's own turns were still in context then.
+  const bounds = boundaries(r.db, mine).filter((b) =>
+    (r.maxId === undefined || b.turnId <= r.maxId) &&
+    (r.beforeTs === undefined || (b.ts !== null && b.ts < r.beforeTs))
+  );
   let compacted = false;
   let onlyIds: Set<number> | null = null;
   const droppedAll = new Set<number>();
@@ -129,6 +134,7 @@ export function recall(r: RecallInput): Recall {
       vis: r.vis,
       cwd: r.cwd,
       words: r.prompt ? promptWords(r.prompt) : [],
+      promptText: r.prompt,
       maxId: r.maxId,
       beforeTs: r.beforeTs,
       limit: compacted ? r.thresholds.compacted_ranked : r.thresholds.ranked,

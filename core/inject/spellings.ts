@@ -10,7 +10,7 @@
  */
 import { isAbsolute, resolve } from "../posix.ts";
 import { pathWords, symbolsIn } from "../index/entities.ts";
-import { isFileName } from "../recall/structural.ts";
+import { isFileName, lastPart } from "../recall/structural.ts";
 
 /** Sentence punctuation closing a word is prose, not part of the path the word names. */
 const TRAILING_PUNCTUATION = /[?!.,;:]+(?=\s|$)/g;
@@ -25,6 +25,10 @@ function isProse(w: string): boolean {
   if (parts.length === 0) return true; // `/`, `//`
   // `1/1`, `2/2`, `3/4/5`: no part has a letter
   if (!parts.some((x) => LETTER.test(x))) return true;
+  // `/summary` of `</summary>`, `/erk:plan-save`, `/issues/`: one part under the root, no file
+  if (/^[/\\]/.test(w) && parts.length === 1 && !isFileName(parts[0])) return true;
+  // a code sample's escapes (`\n".join`, `Rules:\n`) and quotes are not in a path
+  if (/\\[ntr"'\\]|["'`]/.test(w)) return true;
   return false;
 }
 
@@ -40,14 +44,19 @@ export function spellings(
   };
   // A slash command's name (`/erk:plan-implement 8511`) is a command, not a path.
   const text = prompt.replace(SLASH_COMMAND, "").replace(TRAILING_PUNCTUATION, "");
+  // Strongest first, so the cap keeps them: paths naming a file, bare file names, then
+  // identifiers, then the weak paths (`src/erk_cli`, `if/else`) only the store can vouch for.
+  const weak: string[] = [];
   for (const p of pathWords(text)) {
     if (isProse(p)) continue;
+    let s: string | null;
     if (p === "~" || p.startsWith("~/")) {
       // `~/.claude/settings.json` is under HOME, not the working directory
-      if (home) add(resolve(home, p.slice(2)));
-      continue;
-    }
-    add(!isAbsolute(p) && cwd ? resolve(cwd, p) : p);
+      s = home ? resolve(home, p.slice(2)) : null;
+    } else s = !isAbsolute(p) && cwd ? resolve(cwd, p) : p;
+    if (s === null) continue;
+    if (isFileName(lastPart(s))) add(s);
+    else weak.push(s);
   }
   const words = text.split(PATH_SEPARATORS).map((w) => w.replace(/^["'`(]+|["'`)]+$/g, ""));
   // A bare file name (`pyproject.toml`, `land_cmd.py`) names a file wherever it lies: it is
@@ -57,5 +66,6 @@ export function spellings(
   // not the folder `erk_cli`; nor is a named file's stem (`land_cmd` of `land_cmd.py`).
   const rest = words.filter((w) => !SLASH.test(w) && !isFileName(w, true)).join(" ");
   for (const s of symbolsIn(rest)) add(s);
+  for (const s of weak) add(s);
   return out;
 }

@@ -28,6 +28,7 @@ import {
   canonicalPath,
   isPathSpelling,
   isStrongPath,
+  isWordShaped,
   lastPart,
   type Matched,
   matchTurn,
@@ -146,12 +147,16 @@ export interface StructuralArgs {
   cwd?: string | null;
   /** The prompt's words, for the text score that breaks ties (none: recency alone). */
   words?: string[];
+  /** The prompt itself: a thing it names again and again weighs more than one named once. */
+  promptText?: string;
   maxId?: number;
   /** Only turns from before this time (the bench replays prompts against their past). */
   beforeTs?: string;
   limit: number;
   /** Rows read per key from the index (default RECALL_POOL_PER_NAME). */
   cap?: number;
+  /** Let common identifiers bring turns alone (the bench's "was it there at all"). */
+  ignoreCommon?: boolean;
 }
 
 /** What the lookup did with each spelling (for the decision log and the bench). */
@@ -205,6 +210,27 @@ function pathPlan(
   if (!strong && ![...keys].some((k) => k.startsWith("/"))) return null;
   keys.add(c);
   return { keys: [...keys], exactOnly: false };
+}
+
+/**
+ * How much a spelling weighs by how often the prompt names it: `1 + ln(times)`, counting its
+ * last part (a plan that names `land_cmd.py` five times is about that file).
+ */
+function mentionWeight(prompt: string): (spelling: string) => number {
+  const cache = new Map<string, number>();
+  return (s) => {
+    let w = cache.get(s);
+    if (w === undefined) {
+      const needle = isPathSpelling(s) ? lastPart(canonicalPath(s)) : s;
+      let n = 0;
+      if (needle) {
+        for (let i = prompt.indexOf(needle); i >= 0; i = prompt.indexOf(needle, i + 1)) n++;
+      }
+      w = 1 + Math.log(Math.max(1, n));
+      cache.set(s, w);
+    }
+    return w;
+  };
 }
 
 /** Distinct lower-case words of three letters or more: the prompt's side of the text score. */
@@ -273,20 +299,27 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
   // An identifier many of the scope's sessions carry (`GitHub`) is too common to bring a turn
   // on its own; it still adds to a match on something rarer. The sessions are counted among the
   // rows read, so a capped read can only undercount them.
-  if (sessionsOf.size) {
+  if (sessionsOf.size && !a.ignoreCommon) {
     const total = visibleSessionCount(db, a.vis);
     const cut = Math.max(COMMON_IDENTIFIER_MIN_SESSIONS, COMMON_IDENTIFIER_SHARE * total);
     for (const [s, ss] of sessionsOf) if (ss.size > cut) out.common.push(s);
+  }
+  if (!a.ignoreCommon) {
+    for (const s of sessionsOf.keys()) {
+      if (isWordShaped(s) && !out.common.includes(s)) out.common.push(s);
+    }
   }
   const common = new Set(out.common);
   const ents = entitiesOf(db, [...cands.keys()]);
   const idf = idfOf(db);
   const acts = new Map<number, number>();
+  const weight = mentionWeight(a.promptText ?? "");
   for (const c of cands.values()) {
     const m = matchTurn(ents.get(c.id) ?? [], live, exactOnly);
     if (!m.matched.length || m.spellings.every((s) => common.has(s))) continue;
     let score = 0;
     for (const e of m.matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
+    score *= Math.max(...m.spellings.map(weight));
     out.hits.push(hitFrom(c, score, score, m.matched));
     acts.set(c.id, c.act);
   }

@@ -61,6 +61,17 @@ export function isStrongPath(p: string): boolean {
   return isFileName(lastPart(p));
 }
 
+/**
+ * An identifier shaped like a word with one inner capital run and nothing else (`GitHub`,
+ * `macOS`, `GraphQL`, `TypeScript`): product and language names are spelled so, and prose is
+ * full of them. Such a spelling adds to a match on something else but brings no turn alone.
+ */
+export function isWordShaped(s: string): boolean {
+  return s.length <= WORD_SHAPED_MAX && /^[A-Za-z]+$/.test(s) &&
+    (s.match(/[a-z][A-Z]/g) ?? []).length === 1 && !/[A-Z]{2}[a-z]/.test(s.slice(1));
+}
+const WORD_SHAPED_MAX = 12;
+
 /** A spelling that names a path (or a bare file name) rather than an identifier. */
 export function isPathSpelling(s: string): boolean {
   return s.includes("/") || s.includes("\\") || isFileName(s, true);

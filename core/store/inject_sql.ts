@@ -80,15 +80,23 @@ export interface Boundary {
   turnId: number;
   sessionNo: number;
   preserved: string[] | null;
+  /** When the compaction was recorded (its boundary turn's time). */
+  ts: string | null;
 }
 
 /** Compaction boundaries recorded for these sessions, newest last. */
 export function boundaries(db: Db, sessionNos: number[]): Boundary[] {
   if (!sessionNos.length) return [];
   const rows = db.prepare(
-    `SELECT turn_id AS turnId, session_no AS sessionNo, preserved FROM compaction_boundaries
-     WHERE session_no IN (${sessionNos.map(() => "?").join(",")}) ORDER BY turn_id`,
-  ).all(...sessionNos) as { turnId: number; sessionNo: number; preserved: string | null }[];
+    `SELECT b.turn_id AS turnId, b.session_no AS sessionNo, b.preserved, t.ts
+     FROM compaction_boundaries b LEFT JOIN turns t ON t.id = b.turn_id
+     WHERE b.session_no IN (${sessionNos.map(() => "?").join(",")}) ORDER BY b.turn_id`,
+  ).all(...sessionNos) as {
+    turnId: number;
+    sessionNo: number;
+    preserved: string | null;
+    ts: string | null;
+  }[];
   return rows.map((r) => {
     let preserved: string[] | null = null;
     if (r.preserved) {
@@ -97,7 +105,7 @@ export function boundaries(db: Db, sessionNos: number[]): Boundary[] {
         if (Array.isArray(v)) preserved = v.filter((x) => typeof x === "string");
       } catch { /* an unreadable list counts as absent */ }
     }
-    return { turnId: r.turnId, sessionNo: r.sessionNo, preserved };
+    return { turnId: r.turnId, sessionNo: r.sessionNo, preserved, ts: r.ts ?? null };
   });
 }
 
