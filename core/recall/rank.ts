@@ -170,6 +170,11 @@ export interface StructuralLookup {
   reads: number[];
 }
 
+/** The fewest rows one stored spelling reads, however many a named path has. */
+const MIN_KEY_READ = 10;
+/** The part of a tied turn's text searched for the prompt's words. */
+const TIE_TEXT_CHARS = 2000;
+
 /** Under `root` (or equal to it). */
 function under(path: string, root: string): boolean {
   const r = root.endsWith("/") ? root : root + "/";
@@ -187,26 +192,32 @@ function pathPlan(
   if (c === "") return null;
   const strong = isStrongPath(c);
   const last = lastPart(c);
+  // The stored paths that have the spelling's last part as one of theirs: one exact lookup
+  // that says which of its tails are stored at all (a name so common the read is full falls
+  // back to every tail).
+  const named = pathsNamed(db, last, PATH_NAMES_READ);
+  const full = named.length >= PATH_NAMES_READ;
   if (c.startsWith("/")) {
     const inside = [cwd, ...roots].some((r) => r && under(c, r));
     if (!inside) {
       // another checkout's or another root's path names that file only: no tail matching
       return { keys: [c], exactOnly: true };
     }
-    if (!strong) {
+    if (!strong && !full) {
       // `if/else` in a sentence resolves under the cwd; it counts only when a stored absolute
       // path ends in its last two parts (or is it)
       const tail = c.split("/").slice(-2).join("/");
-      const held = pathsNamed(db, last, PATH_NAMES_READ).some((p) =>
-        p.startsWith("/") && (p === c || p.endsWith("/" + tail))
-      );
-      if (!held) return null;
+      if (!named.some((p) => p.startsWith("/") && (p === c || p.endsWith("/" + tail)))) {
+        return null;
+      }
     }
-    return { keys: pathKeys(c), exactOnly: false };
+    if (full) return { keys: pathKeys(c), exactOnly: false };
+    const keys = named.filter((p) => pathMatches(p, c) && pathKeys(c).includes(canonicalPath(p)));
+    return { keys, exactOnly: false };
   }
   // relative with no cwd, or a bare file name: the stored paths that end in it, by their part
   const keys = new Set<string>();
-  for (const p of pathsNamed(db, last, PATH_NAMES_READ)) if (pathMatches(p, c)) keys.add(p);
+  for (const p of named) if (pathMatches(p, c)) keys.add(p);
   if (!strong && ![...keys].some((k) => k.startsWith("/"))) return null;
   keys.add(c);
   return { keys: [...keys], exactOnly: false };
@@ -256,8 +267,8 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
   const bound = { maxId: a.maxId, beforeTs: a.beforeTs };
   const roots = a.vis.project ? [a.vis.project] : [];
   const cands = new Map<number, ActedCandidate>();
-  const take = (k: StructuralKey): ActedCandidate[] => {
-    const got = structuralCandidates(db, k, a.vis, bound, cap);
+  const take = (k: StructuralKey, n = cap): ActedCandidate[] => {
+    const got = structuralCandidates(db, k, a.vis, bound, n);
     out.reads.push(got.length);
     for (const c of got) {
       const had = cands.get(c.id);
@@ -279,10 +290,12 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
       }
       live.push(s);
       if (plan.exactOnly) exactOnly.add(s);
+      // one spelling reads at most `cap` rows, shared among its stored spellings
+      const each = Math.max(MIN_KEY_READ, Math.ceil(cap / Math.max(1, plan.keys.length)));
       for (const v of plan.keys) {
         if (seen.has("path\u0000" + v)) continue;
         seen.add("path\u0000" + v);
-        take({ kind: "path", value: v });
+        take({ kind: "path", value: v }, Math.min(cap, each));
       }
     } else {
       live.push(s);
@@ -290,7 +303,7 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
       for (const kind of ["symbol", "command"] as const) {
         if (seen.has(kind + "\u0000" + s)) continue;
         seen.add(kind + "\u0000" + s);
-        for (const c of take({ kind, value: s })) sessions.add(c.sessionNo);
+        for (const c of take({ kind, value: s }, Math.ceil(cap / 2))) sessions.add(c.sessionNo);
       }
       sessionsOf.set(s, sessions);
     }
@@ -367,7 +380,7 @@ function textScores(
   const want = new Set(words);
   for (const [id, t] of quotesFor(db, ids)) {
     let n = 0;
-    const have = new Set(tokens(t).map((x) => x.toLowerCase()));
+    const have = new Set(tokens(t.slice(0, TIE_TEXT_CHARS)).map((x) => x.toLowerCase()));
     for (const w of want) if (have.has(w)) n++;
     out.set(id, n);
   }

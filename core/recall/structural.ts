@@ -134,8 +134,12 @@ export function containsWord(text: string, word: string): boolean {
  * Whether one stored entity matches one spelling, tools aside. An `exact` path spelling (an
  * absolute path outside the session's project) matches only an equal stored path.
  */
-export function entityMatches(e: Matched, spelling: string, exact = false): boolean {
-  const path = isPathSpelling(spelling);
+export function entityMatches(
+  e: Matched,
+  spelling: string,
+  exact = false,
+  path = isPathSpelling(spelling),
+): boolean {
   switch (e.kind) {
     case "path":
       if (exact) return path && canonicalPath(e.value) === canonicalPath(spelling);
@@ -173,11 +177,12 @@ export function matchTurn(
 ): TurnMatch {
   const matched: Matched[] = [];
   const hitSpellings = new Set<string>();
+  const shapes = spellings.map((s) => ({ s, exact: exactOnly.has(s), path: isPathSpelling(s) }));
   for (const e of entities) {
     if (e.kind === "tool") continue;
     let any = false;
-    for (const s of spellings) {
-      if (entityMatches(e, s, exactOnly.has(s))) {
+    for (const { s, exact, path } of shapes) {
+      if (entityMatches(e, s, exact, path)) {
         hitSpellings.add(s);
         any = true;
       }

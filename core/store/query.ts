@@ -583,6 +583,7 @@ export function structuralCandidates(
     inner.push(bound.maxId);
   }
   inner.push(cap);
+  if (!hasActColumn(db)) return []; // a store from before schema 4: its first pass upgrades it
   const rows = cached(
     db,
     `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance, x.act AS act
@@ -598,8 +599,22 @@ export function structuralCandidates(
   return rows.map((r) => ({ ...toCandidate(r), act: r.act as number }));
 }
 
+const actColumn = new WeakMap<Db, boolean>();
+
+/** Whether the store has schema 4's `entities.act` (and `path_names`), asked once per handle. */
+function hasActColumn(db: Db): boolean {
+  let v = actColumn.get(db);
+  if (v === undefined) {
+    v = (db.prepare("SELECT count(*) AS n FROM pragma_table_info('entities') WHERE name = 'act'")
+      .get() as { n: number }).n > 0;
+    actColumn.set(db, v);
+  }
+  return v;
+}
+
 /** Stored paths that have `name` as one of their parts (path_names), at most `limit`. */
 export function pathsNamed(db: Db, name: string, limit: number): string[] {
+  if (!hasActColumn(db)) return [];
   return (cached(db, "SELECT path FROM path_names WHERE name = ? LIMIT ?").all(name, limit) as {
     path: string;
   }[]).map((r) => r.path);

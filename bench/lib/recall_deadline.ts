@@ -1,0 +1,132 @@
+/**
+ * Deadline misses: the real `terminus hook UserPromptSubmit` process, spawned as Claude Code
+ * spawns it, on prompts that name archived things, idle and while a backfill of another store
+ * runs on both cores. A prompt whose hook found turns either hands them over (stdout) or says
+ * it ran past the deadline (stderr); the miss share is the second over both.
+ */
+import { join } from "node:path";
+import { permissionFlags } from "../../core/context.ts";
+import { type Scenario, scenarioEnv } from "./terminus.ts";
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const DEADLINE = /past the 50 ms deadline/;
+
+export interface DeadlineRun {
+  prompts: number;
+  /** Hooks that found something: handed over or late. */
+  found: number;
+  answered: number;
+  late: number;
+  /** Spawn -> exit of every hook. */
+  wallMs: number[];
+  /** The backfill was still running when the last hook ended. */
+  backfillRunning: boolean | null;
+  errors: string[];
+}
+
+async function hookOnce(
+  repo: string,
+  env: Record<string, string>,
+  payload: string,
+): Promise<{ out: string; err: string; ms: number; code: number }> {
+  const t0 = performance.now();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--cached-only",
+      ...permissionFlags(Deno.execPath()),
+      join(repo, "mod.ts"),
+      "hook",
+      "UserPromptSubmit",
+    ],
+    cwd: repo,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(encoder.encode(payload)).catch(() => {});
+  await w.close().catch(() => {});
+  const o = await child.output();
+  return {
+    out: decoder.decode(o.stdout),
+    err: decoder.decode(o.stderr),
+    ms: performance.now() - t0,
+    code: o.code,
+  };
+}
+
+/**
+ * Runs each prompt once through the hook against `scn`'s store, a person's pause apart. With
+ * `backfill`, a `terminus ingest` of that scenario runs the whole time (started first, stopped
+ * by its pid at the end if it has not finished).
+ */
+export async function deadlineRun(
+  repo: string,
+  scn: Scenario,
+  prompts: { prompt: string; cwd: string }[],
+  backfill: Scenario | null,
+  pauseMs = 150,
+): Promise<DeadlineRun> {
+  const res: DeadlineRun = {
+    prompts: 0,
+    found: 0,
+    answered: 0,
+    late: 0,
+    wallMs: [],
+    backfillRunning: null,
+    errors: [],
+  };
+  let bf: Deno.ChildProcess | null = null;
+  let bfDone = false;
+  if (backfill) {
+    bf = new Deno.Command(Deno.execPath(), {
+      args: ["run", ...permissionFlags(Deno.execPath()), join(repo, "mod.ts"), "ingest"],
+      cwd: repo,
+      env: scenarioEnv(backfill),
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    bf.status.then(() => (bfDone = true));
+    // let it reach the cores before the first prompt
+    await new Promise((r) => setTimeout(r, 1500));
+  }
+  const env = scenarioEnv(scn);
+  try {
+    for (let i = 0; i < prompts.length; i++) {
+      const p = prompts[i];
+      const payload = JSON.stringify({
+        session_id: `bench-recall-${i.toString(16).padStart(6, "0")}`,
+        transcript_path: `/nonexistent/claude/projects/bench/${i}.jsonl`,
+        cwd: p.cwd,
+        hook_event_name: "UserPromptSubmit",
+        prompt: p.prompt,
+      });
+      const r = await hookOnce(repo, env, payload);
+      res.prompts++;
+      res.wallMs.push(r.ms);
+      if (r.code !== 0) res.errors.push(`exit ${r.code}: ${r.err.trim()}`);
+      const late = DEADLINE.test(r.err);
+      if (r.out !== "") res.answered++;
+      if (late) res.late++;
+      if (r.out !== "" || late) res.found++;
+      const other = r.err.split("\n").filter((l) => l.trim() !== "" && !DEADLINE.test(l));
+      if (other.length) res.errors.push(other[0]);
+      await new Promise((r) => setTimeout(r, pauseMs));
+    }
+  } finally {
+    if (bf) {
+      res.backfillRunning = !bfDone;
+      if (!bfDone) {
+        try {
+          bf.kill("SIGTERM");
+        } catch { /* already gone */ }
+      }
+      await bf.status;
+    }
+  }
+  return res;
+}
