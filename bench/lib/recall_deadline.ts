@@ -7,9 +7,8 @@
 import { join } from "node:path";
 import { permissionFlags } from "../../core/context.ts";
 import { type Scenario, scenarioEnv } from "./terminus.ts";
+import { timedSpawn } from "../sections/hooks.ts";
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 const DEADLINE = /past the 50 ms deadline/;
 
 export interface DeadlineRun {
@@ -23,39 +22,6 @@ export interface DeadlineRun {
   /** The backfill was still running when the last hook ended. */
   backfillRunning: boolean | null;
   errors: string[];
-}
-
-async function hookOnce(
-  repo: string,
-  env: Record<string, string>,
-  payload: string,
-): Promise<{ out: string; err: string; ms: number; code: number }> {
-  const t0 = performance.now();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--cached-only",
-      ...permissionFlags(Deno.execPath()),
-      join(repo, "mod.ts"),
-      "hook",
-      "UserPromptSubmit",
-    ],
-    cwd: repo,
-    env,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(encoder.encode(payload)).catch(() => {});
-  await w.close().catch(() => {});
-  const o = await child.output();
-  return {
-    out: decoder.decode(o.stdout),
-    err: decoder.decode(o.stderr),
-    ms: performance.now() - t0,
-    code: o.code,
-  };
 }
 
 /**
@@ -95,6 +61,8 @@ export async function deadlineRun(
     await new Promise((r) => setTimeout(r, 1500));
   }
   const env = scenarioEnv(scn);
+  const flags = ["run", "--cached-only", ...permissionFlags(Deno.execPath())];
+  const hookArgs = [...flags, join(repo, "mod.ts"), "hook", "UserPromptSubmit"];
   try {
     for (let i = 0; i < prompts.length; i++) {
       const p = prompts[i];
@@ -105,15 +73,15 @@ export async function deadlineRun(
         hook_event_name: "UserPromptSubmit",
         prompt: p.prompt,
       });
-      const r = await hookOnce(repo, env, payload);
+      const r = await timedSpawn(hookArgs, payload, repo, env);
       res.prompts++;
-      res.wallMs.push(r.ms);
-      if (r.code !== 0) res.errors.push(`exit ${r.code}: ${r.err.trim()}`);
-      const late = DEADLINE.test(r.err);
-      if (r.out !== "") res.answered++;
+      res.wallMs.push(r.wallMs);
+      if (r.code !== 0) res.errors.push(`exit ${r.code}: ${r.stderr.trim()}`);
+      const late = DEADLINE.test(r.stderr);
+      if (r.stdout !== "") res.answered++;
       if (late) res.late++;
-      if (r.out !== "" || late) res.found++;
-      const other = r.err.split("\n").filter((l) => l.trim() !== "" && !DEADLINE.test(l));
+      if (r.stdout !== "" || late) res.found++;
+      const other = r.stderr.split("\n").filter((l) => l.trim() !== "" && !DEADLINE.test(l));
       if (other.length) res.errors.push(other[0]);
       await new Promise((r) => setTimeout(r, pauseMs));
     }

@@ -161,6 +161,54 @@ export function namedPrompts(path: string): { prompt: string; cwd: string; proje
   }
 }
 
+/** Counts a fired decision's labels into `res`, and lists its turns with what they matched. */
+function tally(
+  labels: ReturnType<typeof judge>,
+  r: ReturnType<typeof recall>,
+  res: { hits: number; falsePositives: number },
+): Fired["turns"] {
+  const turns: Fired["turns"] = [];
+  for (const l of labels) {
+    if (l.label === "hit") res.hits++;
+    else if (l.label === "false positive") res.falsePositives++;
+    if (l.turnId !== null) {
+      const c = r.selection.candidates.find((x) => x.id === l.turnId);
+      turns.push({
+        id: l.turnId,
+        label: l.label,
+        matched: (c?.matched ?? []).map((m) => `${m.kind} ${m.value}`),
+      });
+    }
+  }
+  return turns;
+}
+
+export interface NamedPrompt {
+  prompt: string;
+  cwd: string;
+  project: string;
+}
+
+/**
+ * The live decision for a prompt typed in a session of its own (nothing visible, nothing
+ * handed over yet), with no time bound: what a hook on this store would decide now.
+ */
+export function freshRecall(db: Db, n: NamedPrompt): ReturnType<typeof recall> {
+  return recall({
+    db,
+    vis: { project: n.project, exclude: [] },
+    sessionId: "00000000-0000-4000-8000-000000000000",
+    spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
+    cwd: n.cwd,
+    prompt: n.prompt,
+    thresholds: THRESHOLDS,
+    suppress: new Map(),
+    owedKnown: null,
+    promptChars: PROMPT_CHARS_DEFAULT,
+    filter: (s) => s,
+  });
+}
+
 export function replayRecall(storePath: string, keepExamples = 12): RecallReplay {
   const rows = typedPrompts(storePath);
   const opened = openRead(storePath);
@@ -212,37 +260,16 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
       res.injectedTurns += r.injected.length;
       for (const i of r.injected) st.add(i.id);
       injectedBySession.set(p.sessionId ?? "", st);
-      const fired: Fired = { prompt: p.text.slice(0, 160), spellings: names, turns: [] };
-      for (const l of labels) {
-        if (l.label === "hit") res.hits++;
-        else if (l.label === "false positive") res.falsePositives++;
-        if (l.turnId !== null) {
-          const c = r.selection.candidates.find((x) => x.id === l.turnId);
-          fired.turns.push({
-            id: l.turnId,
-            label: l.label,
-            matched: (c?.matched ?? []).map((m) => `${m.kind} ${m.value}`),
-          });
-        }
-      }
+      const fired: Fired = {
+        prompt: p.text.slice(0, 160),
+        spellings: names,
+        turns: tally(labels, r, res),
+      };
       if (res.examples.length < keepExamples) res.examples.push(fired);
     }
-    // a session of its own, with nothing visible and nothing handed over yet
-    const fresh = (n: { prompt: string; cwd: string; project: string }) => {
+    const fresh = (n: NamedPrompt) => {
       const t0 = performance.now();
-      const r = recall({
-        db,
-        vis: { project: n.project, exclude: [] },
-        sessionId: "00000000-0000-4000-8000-000000000000",
-        spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
-        cwd: n.cwd,
-        prompt: n.prompt,
-        thresholds: THRESHOLDS,
-        suppress: new Map(),
-        owedKnown: null,
-        promptChars: PROMPT_CHARS_DEFAULT,
-        filter: (s) => s,
-      });
+      const r = freshRecall(db, n);
       const ms = performance.now() - t0;
       res.lookupMs.push(ms);
       return { r, ms };
@@ -463,23 +490,10 @@ export function replayPlans(storePath: string, root: string, keepExamples = 12):
       const fired: Fired & { recallable: boolean } = {
         prompt: p.text.slice(0, 160),
         spellings: names,
-        turns: [],
+        turns: tally(labels, r, res),
         recallable,
       };
-      let hit = false;
-      for (const l of labels) {
-        if (l.label === "hit") res.hits++, hit = true;
-        else if (l.label === "false positive") res.falsePositives++;
-        if (l.turnId !== null) {
-          const c = r.selection.candidates.find((x) => x.id === l.turnId);
-          fired.turns.push({
-            id: l.turnId,
-            label: l.label,
-            matched: (c?.matched ?? []).map((m) => `${m.kind} ${m.value}`),
-          });
-        }
-      }
-      if (hit && recallable) res.useful++;
+      if (recallable && fired.turns.some((t) => t.label === "hit")) res.useful++;
       if (res.examples.length < keepExamples) res.examples.push(fired);
     }
   } finally {
@@ -593,19 +607,7 @@ export function wordSet(
   try {
     for (const n of prompts) {
       out.prompts++;
-      const r = recall({
-        db: opened.db,
-        vis: { project: n.project, exclude: [] },
-        sessionId: "00000000-0000-4000-8000-000000000000",
-        spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
-        cwd: n.cwd,
-        prompt: n.prompt,
-        thresholds: THRESHOLDS,
-        suppress: new Map(),
-        owedKnown: null,
-        promptChars: PROMPT_CHARS_DEFAULT,
-        filter: (s) => s,
-      });
+      const r = freshRecall(opened.db, n);
       if (r.injected.length) {
         out.fired++;
         const m = r.selection.candidates.find((c) => c.id === r.injected[0].id)?.matched ?? [];

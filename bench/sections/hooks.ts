@@ -131,7 +131,7 @@ interface Spawn {
 }
 
 /** Spawn -> exit, with `stdin` written and closed as Claude Code does. */
-async function timedSpawn(
+export async function timedSpawn(
   args: string[],
   stdin: string,
   cwd: string,

@@ -12,6 +12,7 @@ import { type BenchContext, type Metric, metric, type Section } from "../lib/con
 import { realRoot } from "../lib/real.ts";
 import {
   everydayPrompts,
+  freshRecall,
   namedPrompts,
   neverArchivedPrompts,
   type PlanReplay,
@@ -28,10 +29,6 @@ import { copyStore, fileSize } from "../lib/store.ts";
 import { loadavg } from "../lib/machine.ts";
 import { fullStore } from "./backfill.ts";
 import { openRead } from "../../core/store/db.ts";
-import { recall } from "../../core/inject/prompt.ts";
-import { spellings } from "../../core/inject/spellings.ts";
-import { THRESHOLDS } from "../../core/inject/thresholds.ts";
-import { PROMPT_CHARS_DEFAULT } from "../../core/constants.ts";
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b);
@@ -203,19 +200,7 @@ function decisionTimes(
     for (let round = 0; round < 2; round++) {
       for (const n of prompts) {
         const t0 = performance.now();
-        recall({
-          db: opened.db,
-          vis: { project: n.project, exclude: [] },
-          sessionId: "00000000-0000-4000-8000-000000000001",
-          spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
-          cwd: n.cwd,
-          prompt: n.prompt,
-          thresholds: THRESHOLDS,
-          suppress: new Map(),
-          owedKnown: null,
-          promptChars: PROMPT_CHARS_DEFAULT,
-          filter: (s) => s,
-        });
+        freshRecall(opened.db, n);
         // the first round warms the page cache and the statements, as one hook's store is
         if (round === 1) ms.push(performance.now() - t0);
       }
