@@ -94,6 +94,8 @@ export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
 /** Prompt recall: the newest candidates kept per thing a prompt names (twice the compacted window). */
 export const RECALL_POOL_PER_NAME = 100;
+/** Prompt recall: an entity's turn count for its idf is counted no further than this. */
+export const RECALL_DF_CAP = 2_000;
 /** Prompt recall: stored paths read for one path part (a bare file name, a folder's name). */
 export const PATH_NAMES_READ = 200;
 /**
@@ -103,7 +105,7 @@ export const PATH_NAMES_READ = 200;
  */
 export const COMMON_IDENTIFIER_SHARE = 0.05;
 export const COMMON_IDENTIFIER_MIN_SESSIONS = 3;
-/** Prompt recall: tied hits whose text is read for the prompt's words, per run of ties. */
+/** Prompt recall: tied hits whose text is read for the prompt's words, in all. */
 export const TIE_TEXT_READS = 20;
 export const ENTITIES_PER_TURN = 48;
 export const ENTITY_DEPTH_LIMIT = 8;

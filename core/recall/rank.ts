@@ -31,7 +31,6 @@ import {
   isWordShaped,
   lastPart,
   type Matched,
-  matchTurn,
   pathKeys,
   pathMatches,
 } from "./structural.ts";
@@ -39,6 +38,7 @@ import {
   COMMON_IDENTIFIER_MIN_SESSIONS,
   COMMON_IDENTIFIER_SHARE,
   PATH_NAMES_READ,
+  RECALL_DF_CAP,
   RECALL_POOL_PER_NAME,
   SEARCH_POOL,
   TIE_TEXT_READS,
@@ -94,7 +94,7 @@ export interface SearchArgs {
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
-function idfOf(db: Db): (kind: string, value: string) => number {
+function idfOf(db: Db, dfCap?: number): (kind: string, value: string) => number {
   let n = -1;
   const cache = new Map<string, number>();
   return (kind, value) => {
@@ -102,7 +102,7 @@ function idfOf(db: Db): (kind: string, value: string) => number {
     let idf = cache.get(key);
     if (idf === undefined) {
       if (n < 0) n = totalTurns(db);
-      idf = Math.log(1 + n / Math.max(1, entityDf(db, kind, value)));
+      idf = Math.log(1 + n / Math.max(1, entityDf(db, kind, value, dfCap)));
       cache.set(key, idf);
     }
     return idf;
@@ -267,19 +267,30 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
   const bound = { maxId: a.maxId, beforeTs: a.beforeTs };
   const roots = a.vis.project ? [a.vis.project] : [];
   const cands = new Map<number, ActedCandidate>();
-  const take = (k: StructuralKey, n = cap): ActedCandidate[] => {
+  // What each candidate was read by: its matches are those keys (each one a stored entity
+  // that is what a spelling names), so no turn's other entities need reading.
+  const keys = new Map<string, { key: StructuralKey; spellings: Set<string> }>();
+  const readBy = new Map<number, Set<string>>();
+  const take = (k: StructuralKey, n: number, spelling: string): ActedCandidate[] => {
+    const id = k.kind + "\u0000" + k.value;
+    const had = keys.get(id);
+    if (had) {
+      had.spellings.add(spelling);
+      return [];
+    }
+    keys.set(id, { key: k, spellings: new Set([spelling]) });
     const got = structuralCandidates(db, k, a.vis, bound, n);
     out.reads.push(got.length);
     for (const c of got) {
-      const had = cands.get(c.id);
-      if (!had) cands.set(c.id, c);
-      else if (c.act < had.act) had.act = c.act;
+      const prev = cands.get(c.id);
+      if (!prev) cands.set(c.id, c);
+      else if (c.act < prev.act) prev.act = c.act;
+      let by = readBy.get(c.id);
+      if (!by) readBy.set(c.id, by = new Set());
+      by.add(id);
     }
     return got;
   };
-  const live: string[] = [];
-  const exactOnly = new Set<string>();
-  const seen = new Set<string>();
   const sessionsOf = new Map<string, Set<number>>();
   for (const s of a.spellings) {
     if (isPathSpelling(s)) {
@@ -288,22 +299,13 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
         out.unheld.push(s);
         continue;
       }
-      live.push(s);
-      if (plan.exactOnly) exactOnly.add(s);
       // one spelling reads at most `cap` rows, shared among its stored spellings
       const each = Math.max(MIN_KEY_READ, Math.ceil(cap / Math.max(1, plan.keys.length)));
-      for (const v of plan.keys) {
-        if (seen.has("path\u0000" + v)) continue;
-        seen.add("path\u0000" + v);
-        take({ kind: "path", value: v }, Math.min(cap, each));
-      }
+      for (const v of plan.keys) take({ kind: "path", value: v }, Math.min(cap, each), s);
     } else {
-      live.push(s);
       const sessions = new Set<number>();
       for (const kind of ["symbol", "command"] as const) {
-        if (seen.has(kind + "\u0000" + s)) continue;
-        seen.add(kind + "\u0000" + s);
-        for (const c of take({ kind, value: s }, Math.ceil(cap / 2))) sessions.add(c.sessionNo);
+        for (const c of take({ kind, value: s }, Math.ceil(cap / 2), s)) sessions.add(c.sessionNo);
       }
       sessionsOf.set(s, sessions);
     }
@@ -323,17 +325,23 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
     }
   }
   const common = new Set(out.common);
-  const ents = entitiesOf(db, [...cands.keys()]);
-  const idf = idfOf(db);
+  const idf = idfOf(db, RECALL_DF_CAP);
   const acts = new Map<number, number>();
   const weight = mentionWeight(a.promptText ?? "");
   for (const c of cands.values()) {
-    const m = matchTurn(ents.get(c.id) ?? [], live, exactOnly);
-    if (!m.matched.length || m.spellings.every((s) => common.has(s))) continue;
+    const matched: Matched[] = [];
+    const named = new Set<string>();
+    for (const id of readBy.get(c.id) ?? []) {
+      const k = keys.get(id)!;
+      matched.push({ kind: k.key.kind, value: k.key.value });
+      for (const sp of k.spellings) named.add(sp);
+    }
+    if (!matched.length || [...named].every((sp) => common.has(sp))) continue;
+    matched.sort(byKindValue);
     let score = 0;
-    for (const e of m.matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
-    score *= Math.max(...m.spellings.map(weight));
-    out.hits.push(hitFrom(c, score, score, m.matched));
+    for (const e of matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
+    score *= Math.max(...[...named].map(weight));
+    out.hits.push(hitFrom(c, score, score, matched));
     acts.set(c.id, c.act);
   }
   const byScoreAct = (x: Hit, y: Hit) =>
@@ -354,7 +362,8 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
 
 /**
  * The prompt's words each turn's quotable text holds, for the hits that tie (on score and act)
- * with another inside the top `limit`: only those can change places, so only their text is read.
+ * with another inside the top `limit`: only those can change places, so only their text is
+ * read, at most TIE_TEXT_READS heads in all.
  */
 function textScores(
   db: Db,
@@ -373,14 +382,14 @@ function textScores(
     let j = i + 1;
     while (j < hits.length && tie(h, hits[j]) === 0) j++;
     if (j - i > 1) {
-      for (let k = i; k < Math.min(j, i + TIE_TEXT_READS); k++) ids.push(hits[k].turn_id);
+      for (let k = i; k < j && ids.length < TIE_TEXT_READS; k++) ids.push(hits[k].turn_id);
     }
   }
   if (!ids.length) return out;
   const want = new Set(words);
-  for (const [id, t] of quotesFor(db, ids)) {
+  for (const [id, t] of quotesFor(db, ids, TIE_TEXT_CHARS)) {
     let n = 0;
-    const have = new Set(tokens(t.slice(0, TIE_TEXT_CHARS)).map((x) => x.toLowerCase()));
+    const have = new Set(tokens(t).map((x) => x.toLowerCase()));
     for (const w of want) if (have.has(w)) n++;
     out.set(id, n);
   }

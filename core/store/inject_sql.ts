@@ -59,11 +59,15 @@ export function projectTotals(db: Db, vis: Visibility): { sessions: number; turn
   return r;
 }
 
-export function quotesFor(db: Db, ids: number[]): Map<number, string> {
+export function quotesFor(db: Db, ids: number[], chars?: number): Map<number, string> {
   const out = new Map<number, string>();
   if (!ids.length) return out;
+  // with `chars`, only each text's head is copied out of SQLite
+  const col = chars === undefined ? "text" : `substr(text, 1, ${Math.floor(chars)}) AS text`;
   const rows = db.prepare(
-    `SELECT turn_id AS id, text FROM turn_text WHERE turn_id IN (${ids.map(() => "?").join(",")})`,
+    `SELECT turn_id AS id, ${col} FROM turn_text WHERE turn_id IN (${
+      ids.map(() => "?").join(",")
+    })`,
   ).all(...ids) as unknown as Quote[];
   for (const r of rows) out.set(r.id, r.text);
   return out;

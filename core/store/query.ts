@@ -206,7 +206,14 @@ export function totalTurns(db: Db): number {
  * How many turns carry this entity. A turn stores each (kind, value) once, so a plain count
  * answers from the (kind, value) index alone, without a table lookup per row.
  */
-export function entityDf(db: Db, kind: string, value: string): number {
+export function entityDf(db: Db, kind: string, value: string, cap?: number): number {
+  if (cap !== undefined) {
+    // counted no further than `cap`: past it the idf hardly moves, and the hook has 50 ms
+    return (cached(
+      db,
+      "SELECT count(*) AS n FROM (SELECT 1 FROM entities WHERE kind = ? AND value = ? LIMIT ?)",
+    ).get(kind, value, cap) as { n: number }).n;
+  }
   return (db.prepare(
     "SELECT count(*) AS n FROM entities WHERE kind = ? AND value = ?",
   )
