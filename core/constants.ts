@@ -92,8 +92,11 @@ export const EXCERPT_CHARS = 240;
 export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
-/** Prompt recall: the newest candidates kept per thing a prompt names (twice the compacted window). */
-export const RECALL_POOL_PER_NAME = 100;
+/**
+ * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
+ * size), direct actions first, then newest.
+ */
+export const RECALL_POOL_PER_NAME = 50;
 /** Prompt recall: an entity's turn count for its idf is counted no further than this. */
 export const RECALL_DF_CAP = 2_000;
 /** Prompt recall: stored paths read for one path part (a bare file name, a folder's name). */

@@ -61,13 +61,15 @@ export async function deadlineRun(
     await new Promise((r) => setTimeout(r, 1500));
   }
   const env = scenarioEnv(scn);
+  const run = crypto.randomUUID().slice(0, 8);
   const flags = ["run", "--cached-only", ...permissionFlags(Deno.execPath())];
   const hookArgs = [...flags, join(repo, "mod.ts"), "hook", "UserPromptSubmit"];
   try {
     for (let i = 0; i < prompts.length; i++) {
       const p = prompts[i];
       const payload = JSON.stringify({
-        session_id: `bench-recall-${i.toString(16).padStart(6, "0")}`,
+        // a session of its own per hook and run: no turn is suppressed as handed over before
+        session_id: `bench-recall-${run}-${i.toString(16).padStart(6, "0")}`,
         transcript_path: `/nonexistent/claude/projects/bench/${i}.jsonl`,
         cwd: p.cwd,
         hook_event_name: "UserPromptSubmit",

@@ -246,7 +246,17 @@ function mentionWeight(prompt: string): (spelling: string) => number {
 
 /** Distinct lower-case words of three letters or more: the prompt's side of the text score. */
 export function promptWords(text: string): string[] {
-  return [...new Set(tokens(text).map((t) => t.toLowerCase()).filter((t) => t.length >= 3))];
+  return [...wordsOf(text)];
+}
+
+/**
+ * Lower-case runs of letters, digits and `_`, three or more long. Plainer than the search
+ * tokens (whose Unicode path a plan's dashes and arrows would take): this only breaks ties.
+ */
+function wordsOf(text: string): Set<string> {
+  const out = new Set<string>();
+  for (const w of text.toLowerCase().split(/[^a-z0-9_]+/)) if (w.length >= 3) out.add(w);
+  return out;
 }
 
 /**
@@ -389,7 +399,7 @@ function textScores(
   const want = new Set(words);
   for (const [id, t] of quotesFor(db, ids, TIE_TEXT_CHARS)) {
     let n = 0;
-    const have = new Set(tokens(t).map((x) => x.toLowerCase()));
+    const have = wordsOf(t);
     for (const w of want) if (have.has(w)) n++;
     out.set(id, n);
   }
