@@ -19,6 +19,8 @@ export interface DeadlineRun {
   late: number;
   /** Spawn -> exit of every hook. */
   wallMs: number[];
+  /** Spawn -> exit of an empty module run the same way, between the hooks (the floor). */
+  floorMs: number[];
   /** The backfill was still running when the last hook ended. */
   backfillRunning: boolean | null;
   errors: string[];
@@ -42,6 +44,7 @@ export async function deadlineRun(
     answered: 0,
     late: 0,
     wallMs: [],
+    floorMs: [],
     backfillRunning: null,
     errors: [],
   };
@@ -64,6 +67,8 @@ export async function deadlineRun(
   const run = crypto.randomUUID().slice(0, 8);
   const flags = ["run", "--cached-only", ...permissionFlags(Deno.execPath())];
   const hookArgs = [...flags, join(repo, "mod.ts"), "hook", "UserPromptSubmit"];
+  const empty = join(scn.dir, "empty.ts");
+  Deno.writeTextFileSync(empty, "");
   try {
     for (let i = 0; i < prompts.length; i++) {
       const p = prompts[i];
@@ -85,6 +90,10 @@ export async function deadlineRun(
       if (r.stdout !== "" || late) res.found++;
       const other = r.stderr.split("\n").filter((l) => l.trim() !== "" && !DEADLINE.test(l));
       if (other.length) res.errors.push(other[0]);
+      // every third hook, the floor under the same load
+      if (i % 3 === 0) {
+        res.floorMs.push((await timedSpawn([...flags, empty], "", repo, env)).wallMs);
+      }
       await new Promise((r) => setTimeout(r, pauseMs));
     }
   } finally {

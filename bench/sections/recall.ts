@@ -157,7 +157,9 @@ function deadlineFigures(tag: string, label: string, idle: DeadlineRun, busy: De
   const detail = (d: DeadlineRun) =>
     `${d.late} of ${d.found} prompt(s) that found turns ran late (${d.prompts} hooks; spawn -> exit p50 ${
       round(pct(d.wallMs, 0.5), 1)
-    } ms, p95 ${round(pct(d.wallMs, 0.95), 1)} ms)${
+    } ms, p95 ${round(pct(d.wallMs, 0.95), 1)} ms; floor p50 ${
+      round(pct(d.floorMs, 0.5), 1)
+    } ms, ratio ${round(pct(d.wallMs, 0.5) / pct(d.floorMs, 0.5), 2)})${
       d.backfillRunning === false ? "; the backfill finished before the last hook" : ""
     }${d.errors.length ? `; errors: ${d.errors.slice(0, 2).join(" | ")}` : ""}`;
   return [
