@@ -186,11 +186,12 @@ async function main(argv: string[]): Promise<number> {
   const r = render(result, parsed.json);
   let written = true;
   try {
-    if (!(r.page && await paged(r.stdout))) write(Deno.stdout, r.stdout);
+    if (!(r.page && await paged(r.stdout))) written = write(Deno.stdout, r.stdout);
   } catch (e) {
     if (!result.after) throw e;
-    written = false; // the hook: a reader gone away is recorded as nothing handed over
+    written = false;
   }
+  // the hook records what it handed over only now: a reader gone away is nothing handed over
   const more = result.after ? result.after(written) : [];
   const stderr = [...r.stderr, ...more];
   if (stderr.length) write(Deno.stderr, stderr.map((l) => l + "\n"));
