@@ -73,14 +73,11 @@ function typedPrompts(path: string): PromptRow[] {
 export function neverArchivedPrompts(
   path: string,
 ): { prompt: string; cwd: string; project: string }[] {
+  const proj = busiestProject(path);
+  if (!proj) return [];
+  const cwd = proj.cwd;
   const db = new DatabaseSync(path, { readOnly: true });
   try {
-    const proj = db.prepare(
-      `SELECT project, cwd FROM session_meta WHERE project IS NOT NULL
-       GROUP BY project ORDER BY count(*) DESC LIMIT 1`,
-    ).get() as { project: string; cwd: string | null } | undefined;
-    if (!proj) return [];
-    const cwd = proj.cwd ?? proj.project;
     const paths = (db.prepare(
       `SELECT value FROM entities WHERE kind = 'path' AND value LIKE ? AND value LIKE '%/%.%'
        GROUP BY value ORDER BY count(*) DESC LIMIT 15`,
