@@ -7,7 +7,7 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 3;
+export const DERIVED_SCHEMA = 4;
 
 /** Archive framing. */
 export const BLOCK_BYTES = 64 * 1024;
@@ -79,6 +79,8 @@ export const LEAN_THRESHOLD_BYTES = 8_192;
 /** Search. */
 export const FTS_BODY_MAX_BYTES = 256 * 1024;
 export const FTS_EXPANSION_MAX_BYTES = 128 * 1024;
+/** The longest string of a tool result's structured copy indexed beside the result's text. */
+export const FTS_RESULT_COPY_MAX_CHARS = 512;
 export const MAX_QUERY_TOKENS = 32;
 /** `sessions browse` matches the word being typed as a prefix once it has this many characters. */
 export const BROWSE_PREFIX_MIN_CHARS = 3;

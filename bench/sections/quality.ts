@@ -15,6 +15,10 @@
  * hit is the target record; grep names files only). hit@1, hit@5 and MRR (within the 10) per
  * kind and overall. Beside them: the store's bytes per transcript byte, and the installed
  * search's p50 beyond the runtime floor on the >= 200 MB synthetic store.
+ *
+ * The weights: the same queries ranked in process (core's `rank`, no excerpts) on the same
+ * store under a grid of entity-bonus weights and phrase bonuses, so the constants in
+ * core/recall/rank.ts are the grid's choice and a change to them can be judged here.
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
@@ -39,8 +43,13 @@ import { loadavg } from "../lib/machine.ts";
 import { fullStore } from "./backfill.ts";
 import { transcriptBytes } from "./real.ts";
 import { pct, resolveQueries } from "./search.ts";
+import { ENTITY_WEIGHTS, PHRASE_BONUS, rank } from "../../core/recall/rank.ts";
+import { parseQuery } from "../../core/recall/query.ts";
 
 const TOP = 10;
+/** The grid: entity bonus per exact match (a covered one counts half), and the phrase bonus. */
+const EXACT_GRID = [0, 0.5, 1, 2];
+const PHRASE_GRID = [0, 3, 10, 20];
 /** Rounds of the synthetic-store timing: each of the 50 search queries, beside a floor run. */
 const TIMING_ROUNDS = 2;
 
@@ -307,6 +316,36 @@ export const section: Section = {
     for (const it of items) viaGrep.push(await grepAsk(projects, it.q));
     answers.set("grep -rl by count", viaGrep);
 
+    // the weights, in process on the same store
+    ctx.log(`quality: ${EXACT_GRID.length * PHRASE_GRID.length} weightings in process`);
+    const grid: { exact: number; phrase: number; score: Score; byKind: Record<string, number> }[] =
+      [];
+    withStore(scn.store, (db) => {
+      for (const exact of EXACT_GRID) {
+        for (const phrase of PHRASE_GRID) {
+          const scores = items.map((it) => {
+            const hits = rank(db, {
+              query: parseQuery(it.q),
+              vis: { project: null, exclude: [] },
+              filters: {},
+              limit: TOP,
+              weights: { exact, covered: exact / 2 },
+              phraseBonus: phrase,
+            });
+            return scoreOne(it, {
+              sessions: hits.map((h) => h.session_key),
+              uuids: hits.map((h) => uuidOf.get(h.turn_id) ?? null),
+            }, true);
+          });
+          const byKind: Record<string, number> = {};
+          for (const k of Object.keys(KIND_QUOTA)) {
+            byKind[k] = summarise(scores.filter((_, i) => items[i].kind === k)).smrr;
+          }
+          grid.push({ exact, phrase, score: summarise(scores), byKind });
+        }
+      }
+    });
+
     // scores
     const kinds = Object.keys(KIND_QUOTA) as QKind[];
     const table: Record<string, Record<string, Score>> = {};
@@ -447,12 +486,21 @@ export const section: Section = {
         join(ctx.workDir, "quality-items.json")
       }.`,
       ...lines,
+      `Weights (in process, the same store and queries; the build uses exact ${ENTITY_WEIGHTS.exact}, covered ${ENTITY_WEIGHTS.covered}, phrase ${PHRASE_BONUS}):`,
+      "| exact (covered half) | phrase | session MRR | hit@5 | turn MRR | lowest kind (MRR) |",
+      "| --- | --- | --- | --- | --- | --- |",
+      ...grid.map((g) => {
+        const low = Object.entries(g.byKind).sort((a, b) => a[1] - b[1])[0];
+        return `| ${g.exact} | ${g.phrase} | ${f2(g.score.smrr)} | ${f2(g.score.s5)} | ${
+          f2(g.score.tmrr)
+        } | ${low[0]} ${f2(low[1])} |`;
+      }),
       "Session level: the distinct sessions of the top 10 in hit order, a hit in any session holding a copy of the target record counting. Turn level: the hit is the target record (grep names files, so it has none).",
     ];
     return {
       metrics,
       notes,
-      data: { table, items: perItem, instWallMs: instWall, floorWallMs: floorWall },
+      data: { table, grid, items: perItem, instWallMs: instWall, floorWallMs: floorWall },
     };
   },
 };

@@ -49,8 +49,12 @@ export interface Hit {
   candidate: Candidate;
 }
 
-const EXACT_WEIGHT = 2.0;
-const COVERED_WEIGHT = 1.0;
+/** The entity bonus per matched entity, times its idf: the quality bench chose them. */
+export const ENTITY_WEIGHTS = { exact: 1.0, covered: 0.5 };
+/** What saying the query's words in order adds to BM25 (chosen by the quality bench). */
+export const PHRASE_BONUS = 10;
+/** Prompt recall's weight per structural match (its thresholds were set against it). */
+const STRUCTURAL_WEIGHT = 2.0;
 
 export function compareHits(
   a: { relevance: number; sidechain: boolean; ts: string | null; turn_id: number },
@@ -75,6 +79,10 @@ export interface SearchArgs {
   pool?: number;
   /** With no words, select by the filters alone, newest first. */
   byTime?: boolean;
+  /** The entity bonus's weights (the quality bench tries others); ENTITY_WEIGHTS by default. */
+  weights?: { exact: number; covered: number };
+  /** Added to a turn that says the query's words in order; PHRASE_BONUS by default. */
+  phraseBonus?: number;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
@@ -100,11 +108,20 @@ function idfOf(db: Db): (kind: string, value: string) => number {
 export function rank(db: Db, a: SearchArgs): Hit[] {
   if (!a.query.match && !a.byTime) return [];
   const pool = a.query.match ? a.pool ?? SEARCH_POOL : a.limit;
-  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, pool);
+  const cands = searchCandidates(
+    db,
+    a.query.match,
+    a.vis,
+    a.filters,
+    pool,
+    a.query.phrase,
+    a.phraseBonus ?? PHRASE_BONUS,
+  );
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = a.query.groups.map((g) => new Set(g));
   const idf = idfOf(db);
+  const w = a.weights ?? ENTITY_WEIGHTS;
   const hits: Hit[] = cands.map((c) => {
     let score = 0;
     const matched: Matched[] = [];
@@ -114,7 +131,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       const within = groups.filter((g) => vt.every((t) => g.has(t)));
       if (within.length === 0) continue;
       const exact = within.some((g) => g.size === vt.length);
-      score += (exact ? EXACT_WEIGHT : COVERED_WEIGHT) * idf(e.kind, e.value);
+      score += (exact ? w.exact : w.covered) * idf(e.kind, e.value);
       matched.push({ kind: e.kind, value: e.value });
     }
     matched.sort(byKindValue);
@@ -166,7 +183,7 @@ export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
     const m = matchTurn(ents.get(c.id) ?? [], a.spellings);
     if (!m.matched.length) continue;
     let score = 0;
-    for (const e of m.matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
+    for (const e of m.matched) score += STRUCTURAL_WEIGHT * idf(e.kind, e.value);
     hits.push(hitFrom(c, score, score, m.matched));
   }
   hits.sort(compareHits);

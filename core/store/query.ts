@@ -104,8 +104,9 @@ function toCandidate(r: Record<string, unknown>): Candidate {
 }
 
 /**
- * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no
- * `match` (filters alone), every turn the filters pass, newest first, relevance 0.
+ * FTS5 candidates ranked by -bm25 (plus `phraseBonus` for a turn matching `phrase`) with the
+ * spec's total order, at most `pool`. With no `match` (filters alone), every turn the filters
+ * pass, newest first, relevance 0.
  */
 export function searchCandidates(
   db: Db,
@@ -113,6 +114,8 @@ export function searchCandidates(
   vis: Visibility,
   f: SearchFilters,
   pool: number,
+  phrase: string | null = null,
+  phraseBonus = 0,
 ): Candidate[] {
   const w = visibleWhere(vis);
   const where = match === null ? [w.sql] : ["turns_fts MATCH ?", w.sql];
@@ -155,8 +158,8 @@ export function searchCandidates(
     where.push("t.session_no = ?");
     params.push(f.sessionNo);
   }
-  params.push(pool);
   if (match === null) {
+    params.push(pool);
     return (db.prepare(
       `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance
        FROM turns t JOIN sessions s ON s.session_no = t.session_no
@@ -166,15 +169,21 @@ export function searchCandidates(
        LIMIT ?`,
     ).all(...params) as Record<string, unknown>[]).map(toCandidate);
   }
+  // a turn that says the words in the order asked gets `phraseBonus` on top of its BM25
+  const said = phrase && phraseBonus
+    ? ` + CASE WHEN turns_fts.rowid IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?) THEN ${
+      Number(phraseBonus)
+    } ELSE 0 END`
+    : "";
   const rows = db.prepare(
-    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
+    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts)${said} AS relevance
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
        JOIN sessions s ON s.session_no = t.session_no
        LEFT JOIN session_meta m ON m.session_no = t.session_no
      WHERE ${where.join(" AND ")}
      ORDER BY relevance DESC, t.is_sidechain ASC, t.ts IS NULL ASC, t.ts DESC, t.id ASC
      LIMIT ?`,
-  ).all(...params) as Record<string, unknown>[];
+  ).all(...(said ? [phrase!] : []), ...params, pool) as Record<string, unknown>[];
   return rows.map(toCandidate);
 }
 
@@ -462,7 +471,15 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
  */
 export function sessionsMatching(
   db: Db,
-  by: { no?: number; keyPrefix?: string; sessionId?: string; key?: string; path?: string },
+  by: {
+    no?: number;
+    keyPrefix?: string;
+    sessionId?: string;
+    key?: string;
+    path?: string;
+    /** A transcript's file name: a top-level key, or a sidecar's last part. */
+    fileName?: string;
+  },
 ): number[] {
   const q = (sql: string, ...p: (string | number)[]) =>
     (db.prepare(sql).all(...p) as { n: number }[]).map((r) => r.n);
@@ -474,6 +491,16 @@ export function sessionsMatching(
   }
   if (by.path !== undefined) {
     return q("SELECT session_no AS n FROM session_meta WHERE transcript_path = ?", by.path);
+  }
+  if (by.fileName !== undefined) {
+    const tail = "/" + by.fileName;
+    return q(
+      `SELECT session_no AS n FROM sessions
+       WHERE session_key = ? OR substr(session_key, -?) = ? ORDER BY session_no`,
+      by.fileName,
+      tail.length,
+      tail,
+    );
   }
   const out = new Set<number>();
   if (by.keyPrefix !== undefined) {
