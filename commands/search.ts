@@ -5,19 +5,10 @@ import { boldWanted, type Chunk, emphasized, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import {
-  cutExcerpts,
-  type Hit,
-  hitDoc,
-  readsBlocks,
-  searchHits,
-  searchTitles,
-  type TitleHit,
-} from "../core/recall/search.ts";
+import { type Hit, hitDoc, runSearch, type TitleHit } from "../core/recall/search.ts";
 import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
-import { initReader } from "../core/store/codec.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";
 import { normalisePath } from "../core/index/entities.ts";
 import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
@@ -164,10 +155,9 @@ export const command: Command = {
         byTime,
         filter,
       };
-      const hits = onlyHistory ? [] : searchHits(o.db, args);
-      const titles = onlyHistory ? [] : searchTitles(o.db, args);
-      if (readsBlocks(hits)) await initReader();
-      cutExcerpts(o.db, hits, args);
+      const { hits, titles } = onlyHistory
+        ? { hits: [], titles: [] }
+        : await runSearch(o.db, { ...args, titles: true });
       // the spec's shape until history is imported; then `history` holds its hits (found by
       // words only: filters select turns)
       const imported = hasHistoryTables(o.db);

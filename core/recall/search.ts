@@ -4,6 +4,7 @@
  * the limit. The steps are apart so a process can load zstd only once a hit needs a block read.
  */
 import type { Db } from "../store/db.ts";
+import { initReader } from "../store/codec.ts";
 import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { excerptFor } from "./excerpt.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
@@ -45,4 +46,32 @@ export function cutExcerpts(db: Db, hits: Hit[], a: Args): void {
     h.excerpt = e.text;
     h.clipped = { start: e.cutStart, end: e.cutEnd };
   }
+}
+
+export interface SearchAnswer {
+  hits: Hit[];
+  /** Sessions found by their title; empty unless asked for (`titles`). */
+  titles: TitleHit[];
+  /** Why there is nothing to show, or null. */
+  reason: string | null;
+}
+
+/**
+ * A whole search as `terminus search` and MCP's recall_search both run it: turn hits with their
+ * excerpts (zstd loaded only once a hit needs a block read) and, when asked, title hits.
+ */
+export async function runSearch(
+  db: Db,
+  a: Args & { titles: boolean },
+): Promise<SearchAnswer> {
+  const hits = searchHits(db, a);
+  const titles = a.titles ? searchTitles(db, a) : [];
+  if (readsBlocks(hits)) await initReader();
+  cutExcerpts(db, hits, a);
+  const reason = hits.length || titles.length
+    ? null
+    : a.query.match
+    ? "no turn matched every word"
+    : "no turn matched the filters";
+  return { hits, titles, reason };
 }
