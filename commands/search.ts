@@ -172,9 +172,9 @@ export const command: Command = {
         ...(!a.json && Deno.stdout.isTerminal()
           ? terminalHits(hits, q.folded, boldWanted(ctx.env))
           : hits.map((h) =>
-            `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
-              h.sidechain ? "  (subagent)" : ""
-            }  ${sessionLabel(h)}\n    ${h.excerpt}\n`
+            `${h.turn_id}  ${day(h.ts)}  #${h.session_no}  ${basename(h.session_key)}  ${
+              h.project ?? "-"
+            }${h.sidechain ? "  (subagent)" : ""}\n    ${h.excerpt}\n`
           )),
         ...titles.map(titleLine),
         ...historyLines,

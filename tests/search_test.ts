@@ -318,16 +318,14 @@ Deno.test("search: what the index finds and how a query is read", async (t) => {
     const lines = r.out.split("\n");
     assert.equal(
       lines[0],
-      `${
-        id.get(uSide)
-      }  2026-01-05  agent-a1b2c3.jsonl  ${alpha}  (subagent)  #1  the sidekick found every retryBudget caller`,
+      `${id.get(uSide)}  2026-01-05  #1  agent-a1b2c3.jsonl  ${alpha}  (subagent)`,
     );
     assert.equal(lines[1], "    the sidekick found every retryBudget caller");
     assert.match(r.err, /^1 hit\(s\)$/m);
 
     const main = await w.run(["search", "retryBudget"], at);
     const heads = main.out.split("\n").filter((l) => /^\d+ {2}/.test(l));
-    const sideHeads = heads.filter((l) => l.includes("  (subagent)  #"));
+    const sideHeads = heads.filter((l) => l.endsWith("  (subagent)"));
     assert.equal(sideHeads.length, 1, main.out);
     assert.ok(sideHeads[0].startsWith(`${id.get(uSide)}  `));
     assert.match(main.err, new RegExp(`^${heads.length} hit\\(s\\)$`, "m"));
