@@ -7,6 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
+import { parseQuery } from "../core/recall/query.ts";
 
 const ALPHA_SID = "21212121-0000-4000-8000-000000000001";
 
@@ -46,6 +47,21 @@ Deno.test("words in double quotes match the phrase; without quotes every word in
   // an unpaired quote is only a character
   const open = hitsOf(await w.json(["search", '"initialized context'], { cwd: alpha }));
   assert.equal(open.length, 2);
+});
+
+Deno.test("how a query becomes FTS5: quoted words a phrase, the whole query the phrase bonus's", () => {
+  const q = parseQuery('"Context not" initialized');
+  assert.equal(q.match, '"context not" AND "initialized"');
+  assert.deepEqual(q.phrases, [["context", "not"]]);
+  assert.equal(q.phrase, null, "a quoted query asks for its phrases itself");
+  const plain = parseQuery("the pool, the drain");
+  assert.equal(plain.match, '"the" AND "pool" AND "drain"');
+  assert.equal(plain.phrase, '"the pool the drain"', "repeats kept: the words as typed");
+  assert.equal(parseQuery("pool").phrase, null);
+  // a lone quote or a quoted single word is no phrase
+  assert.deepEqual(parseQuery('"pool drains').phrases, []);
+  assert.deepEqual(parseQuery('"pool" drains').phrases, []);
+  assert.equal(parseQuery('a "" b').match, '"a" AND "b"');
 });
 
 Deno.test("Claude Code's prompt_snapshot is archived and exported whole but never found", async () => {

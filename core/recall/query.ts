@@ -100,7 +100,14 @@ export function parseQuery(text: string): Query {
     ...terms.filter((t) => !inPhrase.has(t.toLowerCase())).map(quote),
   ];
   const match = clauses.length ? clauses.join(" AND ") : null;
-  const phrase = terms.length > 1 && phrases.length === 0 ? quote(terms.join(" ")) : null;
+  // the words as typed, repeats included, for the phrase bonus
+  const typed: string[] = [];
+  if (terms.length > 1 && phrases.length === 0 && !truncated) {
+    for (const t of eachToken(text)) if (typed.push(t) > MAX_QUERY_TOKENS) break;
+  }
+  const phrase = typed.length > 1 && typed.length <= MAX_QUERY_TOKENS
+    ? quote(typed.join(" "))
+    : null;
   return { text, terms, folded, truncated, match, groups: [folded], phrases, phrase };
 }
 
