@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 import { parseQuery } from "../core/recall/query.ts";
+import { DatabaseSync } from "node:sqlite";
 
 const ALPHA_SID = "21212121-0000-4000-8000-000000000001";
 
@@ -62,6 +63,34 @@ Deno.test("how a query becomes FTS5: quoted words a phrase, the whole query the 
   assert.deepEqual(parseQuery('"pool drains').phrases, []);
   assert.deepEqual(parseQuery('"pool" drains').phrases, []);
   assert.equal(parseQuery('a "" b').match, '"a" AND "b"');
+});
+
+Deno.test("a store whose index predates positions answers a phrase by its words until the next pass", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const t = new Transcript({ sessionId: ALPHA_SID, cwd: alpha, start: "2026-02-01T10:00:00.000Z" });
+  const said = t.assistant("the connection pool drains slowly");
+  await put(w, t);
+  await ingest(w);
+  const id = w.ids().get(said)!;
+  // the index as schema 3 made it: no positions
+  const db = new DatabaseSync(w.sb.store);
+  db.exec(`DROP TABLE turns_fts;
+    CREATE VIRTUAL TABLE turns_fts USING fts5(body, content='', contentless_delete=1,
+      tokenize='unicode61', detail=column);
+    UPDATE meta SET value = '3' WHERE key = 'derived_schema'`);
+  db.prepare("INSERT INTO turns_fts(rowid, body) VALUES (?, ?)").run(
+    id,
+    "the connection pool drains slowly",
+  );
+  db.close();
+  for (const q of ['"pool drains"', "pool drains"]) {
+    const r = await w.run(["search", q, "--json"], { cwd: alpha });
+    assert.equal(r.code, 0, r.err);
+    assert.match(r.err, /predate this build/);
+    const hits = hitsOf(JSON.parse(r.out));
+    assert.deepEqual(hits.map((h) => h.turn_id), [id]);
+  }
 });
 
 Deno.test("Claude Code's prompt_snapshot is archived and exported whole but never found", async () => {

@@ -45,8 +45,9 @@ export function historyHits(
   f: { since: string | null; until: string | null; limit: number },
   filter: (s: string) => string,
 ): HistoryHit[] {
-  if (!q.match) return [];
-  return searchHistory(db, q.match, vis, f).map((r) => ({
+  // the history index keeps no positions: its words alone, never a phrase
+  if (!q.wordsMatch) return [];
+  return searchHistory(db, q.wordsMatch, vis, f).map((r) => ({
     kind: HISTORY_KIND,
     history_id: r.id,
     ts: r.at,

@@ -57,6 +57,8 @@ export interface Query {
   phrases: string[][];
   /** The FTS5 MATCH expression; null when nothing is left to search. */
   match: string | null;
+  /** Every kept word quoted, AND: for an index that keeps no positions (no phrases there). */
+  wordsMatch: string | null;
   /**
    * Every word, in the order typed, as one FTS5 phrase: a turn that says them so ranks above
    * one that only holds them apart. Null for one word, or when the person quoted phrases.
@@ -108,7 +110,18 @@ export function parseQuery(text: string): Query {
   const phrase = typed.length > 1 && typed.length <= MAX_QUERY_TOKENS
     ? quote(typed.join(" "))
     : null;
-  return { text, terms, folded, truncated, match, groups: [folded], phrases, phrase };
+  const wordsMatch = terms.length ? terms.map(quote).join(" AND ") : null;
+  return {
+    text,
+    terms,
+    folded,
+    truncated,
+    match,
+    wordsMatch,
+    groups: [folded],
+    phrases,
+    phrase,
+  };
 }
 
 /**
@@ -122,7 +135,7 @@ export function asPrefix(q: Query): Query {
   if (!q.match || !last || q.phrases.length || [...last].length < BROWSE_PREFIX_MIN_CHARS) return q;
   const quoted = q.terms.map(quote);
   quoted[quoted.length - 1] += "*";
-  return { ...q, match: quoted.join(" AND "), phrase: null };
+  return { ...q, match: quoted.join(" AND "), wordsMatch: quoted.join(" AND "), phrase: null };
 }
 
 export const NO_WORDS_REASON = "the query has no words that can be searched";

@@ -12,6 +12,7 @@ import {
   type Candidate,
   entitiesOf,
   entityDf,
+  ftsKeepsPositions,
   searchCandidates,
   type SearchFilters,
   structuralCandidates,
@@ -108,13 +109,15 @@ function idfOf(db: Db): (kind: string, value: string) => number {
 export function rank(db: Db, a: SearchArgs): Hit[] {
   if (!a.query.match && !a.byTime) return [];
   const pool = a.query.match ? a.pool ?? SEARCH_POOL : a.limit;
+  // an index made before positions were kept again answers the words alone
+  const positions = a.query.match === null || ftsKeepsPositions(db);
   const cands = searchCandidates(
     db,
-    a.query.match,
+    positions ? a.query.match : a.query.wordsMatch,
     a.vis,
     a.filters,
     pool,
-    a.query.phrase,
+    positions ? a.query.phrase : null,
     a.phraseBonus ?? PHRASE_BONUS,
   );
   if (cands.length === 0) return [];

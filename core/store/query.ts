@@ -103,6 +103,25 @@ function toCandidate(r: Record<string, unknown>): Candidate {
   };
 }
 
+const positional = new WeakMap<Db, boolean>();
+
+/**
+ * Whether the search index keeps positions (derived schema 4 on). A store made by an earlier
+ * build keeps none (`detail=column`) until its next pass rebuilds it: FTS5 refuses a phrase
+ * there, so a search falls back to its words alone.
+ */
+export function ftsKeepsPositions(db: Db): boolean {
+  let p = positional.get(db);
+  if (p === undefined) {
+    const r = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'turns_fts'").get() as
+      | { sql: string | null }
+      | undefined;
+    p = !!r?.sql && !/detail\s*=\s*['"]?(column|none)/i.test(r.sql);
+    positional.set(db, p);
+  }
+  return p;
+}
+
 /**
  * FTS5 candidates ranked by -bm25 (plus `phraseBonus` for a turn matching `phrase`) with the
  * spec's total order, at most `pool`. With no `match` (filters alone), every turn the filters
