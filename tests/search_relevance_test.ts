@@ -160,6 +160,18 @@ Deno.test("Claude Code's prompt_snapshot is archived and exported whole but neve
       systemPrompt: ["You are an agent. File has not been read yet. Use quuxwidget tools."],
     },
   });
+  // Terminus's own recall as Claude Code records it, and another hook's context
+  const echo = t.turn("attachment", {
+    attachment: {
+      type: "hook_additional_context",
+      content: [
+        "Terminus recall - past turns from this project that match what was just asked. <terminus-recall>the zorblax handler</terminus-recall>",
+      ],
+    },
+  });
+  const lint = t.turn("attachment", {
+    attachment: { type: "hook_additional_context", content: ["the linter flagged zorblax"] },
+  });
   t.toolUse("Edit", { file_path: join(alpha, "a.ts"), old_string: "x", new_string: "y" });
   t.toolResult("File has not been read yet. Read it first before writing to it.", {
     isError: true,
@@ -171,6 +183,9 @@ Deno.test("Claude Code's prompt_snapshot is archived and exported whole but neve
   // its words are in no other turn: nothing finds it
   const only = hitsOf(await w.json(["search", "quuxwidget", "--project", "*"]));
   assert.deepEqual(only, []);
+  const zorblax = hitsOf(await w.json(["search", "zorblax", "--project", "*"]));
+  assert.deepEqual(zorblax.map((h) => h.turn_id), [ids.get(lint)], "the echo is not found");
+  assert.ok(ids.has(echo));
   // the real error is found, and the snapshot's copy of the sentence is not
   const err = hitsOf(await w.json(["search", "File has not been read yet", "--project", "*"]));
   assert.ok(err.length >= 1);

@@ -68,11 +68,23 @@ export const BOILERPLATE_ATTACHMENTS: ReadonlySet<string> = new Set([
   "remote_session_change",
 ]);
 
-/** Whether a record is Claude Code's boilerplate rather than history. */
+/** How Terminus's own hand-overs begin (core/inject/frame.ts): a copy of archived turns. */
+const OWN_ECHO = /^\s*Terminus (resume brief|recall) - /;
+
+/**
+ * Whether a record is Claude Code's boilerplate rather than history, or the context a hook
+ * added that is Terminus's own brief or recall: quotes of turns the index already holds, which
+ * would otherwise come back beside (or ahead of) the turns they quote.
+ */
 export function isBoilerplate(rec: Rec): boolean {
   const a = rec.attachment;
-  return rec.type === "attachment" && !!a && typeof a === "object" && !Array.isArray(a) &&
-    typeof a.type === "string" && BOILERPLATE_ATTACHMENTS.has(a.type);
+  if (rec.type !== "attachment" || !a || typeof a !== "object" || Array.isArray(a)) return false;
+  if (typeof a.type !== "string") return false;
+  if (BOILERPLATE_ATTACHMENTS.has(a.type)) return true;
+  if (a.type !== "hook_additional_context") return false;
+  const texts: string[] = [];
+  leaves(a.content, texts, 1);
+  return texts.length > 0 && texts.every((t) => OWN_ECHO.test(t));
 }
 
 /**
