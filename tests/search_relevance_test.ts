@@ -106,6 +106,21 @@ Deno.test("the pool ranked in FTS5 first is the full query's pool, ties and all"
   }
 });
 
+Deno.test("the excerpt is cut where the words stand together, not at the first of them", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const t = new Transcript({ sessionId: ALPHA_SID, cwd: alpha, start: "2026-02-01T10:00:00.000Z" });
+  const far = "unrelated words ".repeat(60);
+  t.assistant(`the pool is mentioned here. ${far} Later: the retry pool drains on close. ${far}`);
+  await put(w, t);
+  await ingest(w);
+  for (const q of ["pool drains", '"pool drains"']) {
+    const hits = hitsOf(await w.json(["search", q], { cwd: alpha }));
+    assert.equal(hits.length, 1);
+    assert.match(hits[0].excerpt, /retry pool drains on close/, q);
+  }
+});
+
 Deno.test("how a query becomes FTS5: quoted words a phrase, the whole query the phrase bonus's", () => {
   const q = parseQuery('"Context not" initialized');
   assert.equal(q.match, '"context not" AND "initialized"');

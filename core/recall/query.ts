@@ -64,6 +64,8 @@ export interface Query {
    * one that only holds them apart. Null for one word, or when the person quoted phrases.
    */
   phrase: string | null;
+  /** The words an excerpt is centred on when they stand together: the first phrase, or all. */
+  inOrder: string[];
 }
 
 const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
@@ -121,6 +123,7 @@ export function parseQuery(text: string): Query {
     groups: [folded],
     phrases,
     phrase,
+    inOrder: phrases[0] ?? typed.slice(0, MAX_QUERY_TOKENS).map((t) => t.toLowerCase()),
   };
 }
 

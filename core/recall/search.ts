@@ -42,7 +42,7 @@ export function readsBlocks(hits: Hit[]): boolean {
 export function cutExcerpts(db: Db, hits: Hit[], a: Args): void {
   const blocks = new Map<string, Uint8Array>();
   for (const h of hits) {
-    const e = excerptFor(db, h.candidate, a.query.folded, a.filter, blocks);
+    const e = excerptFor(db, h.candidate, a.query.folded, a.filter, blocks, a.query.inOrder);
     h.excerpt = e.text;
     h.clipped = { start: e.cutStart, end: e.cutEnd };
   }
