@@ -8,7 +8,6 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 import { parseQuery } from "../core/recall/query.ts";
-import { searchCandidates } from "../core/store/query.ts";
 import { DatabaseSync } from "node:sqlite";
 
 const ALPHA_SID = "21212121-0000-4000-8000-000000000001";
@@ -49,61 +48,6 @@ Deno.test("words in double quotes match the phrase; without quotes every word in
   // an unpaired quote is only a character
   const open = hitsOf(await w.json(["search", '"initialized context'], { cwd: alpha }));
   assert.equal(open.length, 2);
-});
-
-Deno.test("the pool ranked in FTS5 first is the full query's pool, ties and all", async () => {
-  await using w = await world();
-  const alpha = w.dir("alpha");
-  const t = new Transcript({ sessionId: ALPHA_SID, cwd: alpha, start: "2026-02-01T10:00:00.000Z" });
-  // distinct scores, and runs of identical texts (equal scores) that straddle any cut
-  for (let i = 0; i < 300; i++) {
-    const words = "filler ".repeat(i % 37);
-    t.assistant(i % 3 === 0 ? "the pool drains" : `the pool ${words}drains here ${i}`);
-  }
-  await put(w, t);
-  const b = new Transcript({
-    sessionId: "21212121-0000-4000-8000-000000000002",
-    cwd: alpha,
-    start: "2026-02-02T10:00:00.000Z",
-    sidechain: false,
-  });
-  for (let i = 0; i < 50; i++) b.assistant("the pool drains");
-  await put(w, b);
-  await ingest(w);
-  const db = new DatabaseSync(w.sb.store, { readOnly: true });
-  try {
-    for (const text of ["pool drains", "pool", "drains here", "filler"]) {
-      const q = parseQuery(text);
-      for (const pool of [1, 5, 40, 100, 200, 1000]) {
-        const fast = searchCandidates(
-          db,
-          q.match,
-          { project: null, exclude: [] },
-          {},
-          pool,
-          q.phrase,
-          10,
-        );
-        // an exclusion that excludes nothing takes the full query
-        const full = searchCandidates(
-          db,
-          q.match,
-          { project: null, exclude: ["/nowhere"] },
-          {},
-          pool,
-          q.phrase,
-          10,
-        );
-        assert.deepEqual(
-          fast.map((c) => [c.id, c.relevance]),
-          full.map((c) => [c.id, c.relevance]),
-          `${text}, pool ${pool}`,
-        );
-      }
-    }
-  } finally {
-    db.close();
-  }
 });
 
 Deno.test("the excerpt is cut where the words stand together, not at the first of them", async () => {

@@ -194,14 +194,6 @@ export function searchCandidates(
       Number(phraseBonus)
     } ELSE 0 END`
     : "";
-  const phraseParam = said ? [phrase!] : [];
-  // Every project and no filter: rank in FTS5 alone, then read the turns of the best few.
-  const unfiltered = vis.project === null && vis.exclude.length === 0 && where.length === 2 &&
-    w.sql === "1";
-  if (unfiltered) {
-    const fast = rankedFirst(db, match, said, phraseParam, pool);
-    if (fast) return fast;
-  }
   const rows = db.prepare(
     `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts)${said} AS relevance
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
@@ -210,63 +202,8 @@ export function searchCandidates(
      WHERE ${where.join(" AND ")}
      ORDER BY relevance DESC, t.is_sidechain ASC, t.ts IS NULL ASC, t.ts DESC, t.id ASC
      LIMIT ?`,
-  ).all(...phraseParam, ...params, pool) as Record<string, unknown>[];
+  ).all(...(said ? [phrase!] : []), ...params, pool) as Record<string, unknown>[];
   return rows.map(toCandidate);
-}
-
-/** How many FTS-ranked rows the unfiltered path reads turns for, per candidate wanted. */
-const RANKED_FIRST_FACTOR = 2;
-
-/**
- * The unfiltered pool without joining every matching row: the best `pool x factor` rowids by
- * relevance from FTS5 alone, then their turns in the total order. Exact whenever the pool's
- * last relevance is above the last one read (rows tied with it cannot have been left out), or
- * when every match was read; otherwise null, and the caller runs the full query. A common
- * word's thousands of rows then cost their BM25 only, not a turn, a session and a sort each.
- */
-function rankedFirst(
-  db: Db,
-  match: string,
-  said: string,
-  phraseParam: string[],
-  pool: number,
-): Candidate[] | null {
-  const limit = pool * RANKED_FIRST_FACTOR;
-  const top = db.prepare(
-    `SELECT rowid AS id, -bm25(turns_fts)${said} AS relevance FROM turns_fts
-     WHERE turns_fts MATCH ? ORDER BY relevance DESC LIMIT ?`,
-  ).all(...phraseParam, match, limit) as { id: number; relevance: number }[];
-  if (top.length === 0) return [];
-  const relevance = new Map(top.map((r) => [r.id, r.relevance]));
-  const rows = (db.prepare(
-    `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance
-     FROM turns t JOIN sessions s ON s.session_no = t.session_no
-       LEFT JOIN session_meta m ON m.session_no = t.session_no
-     WHERE t.id IN (SELECT value FROM json_each(?))`,
-  ).all(JSON.stringify(top.map((r) => r.id))) as Record<string, unknown>[]).map((r) => {
-    const c = toCandidate(r);
-    c.relevance = relevance.get(c.id)!;
-    return c;
-  });
-  rows.sort(candidateOrder);
-  const out = rows.slice(0, pool);
-  const complete = top.length < limit;
-  if (!complete && (out.length < pool || out[out.length - 1].relevance <= top.at(-1)!.relevance)) {
-    return null;
-  }
-  return out;
-}
-
-/** The full query's ORDER BY, in JavaScript: relevance, main thread, newer, lower id. */
-function candidateOrder(a: Candidate, b: Candidate): number {
-  if (a.relevance !== b.relevance) return b.relevance - a.relevance;
-  if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
-  if (a.ts !== b.ts) {
-    if (a.ts === null) return 1;
-    if (b.ts === null) return -1;
-    return a.ts < b.ts ? 1 : -1;
-  }
-  return a.id - b.id;
 }
 
 export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; value: string }[]> {
