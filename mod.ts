@@ -141,6 +141,17 @@ async function parse(cmd: Command, args: string[]): Promise<Parsed> {
         `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
       );
     }
+    const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
+    if (unknown && cmd.name === "search") {
+      // a query word may start with '-' (a flag being looked up): say how to ask for it
+      throw new UsageError(
+        `search: unknown option '${
+          unknown[1]
+        }'; to search for a word that starts with '-', put -- before the query: terminus search -- ${
+          unknown[1]
+        }`,
+      );
+    }
     throw new UsageError(`${cmd.name}: ${msg}`);
   }
 }

@@ -5,11 +5,10 @@ import { boldWanted, type Chunk, emphasized, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import { cutExcerpts, type Hit, hitDoc, readsBlocks, searchHits } from "../core/recall/search.ts";
+import { type Hit, hitDoc, runSearch, type TitleHit } from "../core/recall/search.ts";
 import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
-import { initReader } from "../core/store/codec.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";
 import { normalisePath } from "../core/index/entities.ts";
 import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
@@ -30,8 +29,17 @@ export function hitLabel(c: Candidate): string {
   return c.recordType;
 }
 
-/** A hit found by its session's title: its excerpt is the title. */
-const titled = (h: Hit) => h.matched_on.some((m) => m.kind === "title");
+/** The session as `sessions show` takes it, and its title when it has one. */
+function sessionLabel(h: { session_no: number; title: string | null }): string {
+  return `#${h.session_no}${h.title ? `  ${h.title}` : ""}`;
+}
+
+/** A session found by its title: its number (what `sessions show` takes), day and project. */
+function titleLine(t: TitleHit): string {
+  return `session #${t.session_no}  ${day(t.ts)}  ${basename(t.session_key)}  ${
+    t.project ?? "-"
+  }\n    title: ${t.title}\n`;
+}
 
 /** Drops the part-words an excerpt was cut through, marking each cut with an ellipsis. */
 export function onWordBoundaries(excerpt: string, clipped: Hit["clipped"]): string {
@@ -71,13 +79,12 @@ function terminalHits(hits: Hit[], terms: string[], bold: boolean): Chunk[] {
   const out: Chunk[] = [];
   for (const [key, list] of bySession) {
     const first = list[0];
-    const header = `${basename(key)}  ${first.project ?? "-"}${
+    const header = `${sessionLabel(first)}  ${basename(key)}  ${first.project ?? "-"}${
       first.sidechain ? "  (subagent)" : ""
     }`;
     out.push(emphasized(header, [header], bold), "\n");
     for (const h of list) {
       out.push(`  ${h.turn_id}  ${day(h.ts)}  ${hitLabel(h.candidate)}\n      `);
-      if (titled(h)) out.push("title: ");
       out.push(emphasized(onWordBoundaries(h.excerpt, h.clipped), terms, bold), "\n");
     }
   }
@@ -148,9 +155,9 @@ export const command: Command = {
         byTime,
         filter,
       };
-      const hits = onlyHistory ? [] : searchHits(o.db, args);
-      if (readsBlocks(hits)) await initReader();
-      cutExcerpts(o.db, hits, args);
+      const { hits, titles } = onlyHistory
+        ? { hits: [], titles: [] }
+        : await runSearch(o.db, { ...args, titles: true });
       // the spec's shape until history is imported; then `history` holds its hits (found by
       // words only: filters select turns)
       const imported = hasHistoryTables(o.db);
@@ -165,24 +172,29 @@ export const command: Command = {
         ...(!a.json && Deno.stdout.isTerminal()
           ? terminalHits(hits, q.folded, boldWanted(ctx.env))
           : hits.map((h) =>
-            `${h.turn_id}  ${day(h.ts)}  ${basename(h.session_key)}  ${h.project ?? "-"}${
-              h.sidechain ? "  (subagent)" : ""
-            }\n    ${titled(h) ? "title: " : ""}${h.excerpt}\n`
+            `${h.turn_id}  ${day(h.ts)}  #${h.session_no}  ${basename(h.session_key)}  ${
+              h.project ?? "-"
+            }${h.sidechain ? "  (subagent)" : ""}\n    ${h.excerpt}\n`
           )),
+        ...titles.map(titleLine),
         ...historyLines,
       ];
       return outcome("search", {
         query: q.text,
         truncated: q.truncated,
         hits: hits.map((h) => hitDoc(h, true)),
+        // sessions found by their title: a part of their own, present when there are any
+        ...(titles.length ? { titles } : {}),
         ...(imported ? { history } : {}),
       }, {
         human,
         warnings,
         counts: [
-          `${hits.length} hit(s)${history.length ? `, ${history.length} history prompt(s)` : ""}`,
+          `${hits.length} hit(s)${titles.length ? `, ${titles.length} session title(s)` : ""}${
+            history.length ? `, ${history.length} history prompt(s)` : ""
+          }`,
         ],
-        reason: hits.length === 0 && history.length === 0
+        reason: hits.length === 0 && history.length === 0 && titles.length === 0
           ? (byTime ? "no turn matched the filters" : "no turn matched every word")
           : null,
       });

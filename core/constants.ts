@@ -85,6 +85,8 @@ export const LEAN_THRESHOLD_BYTES = 8_192;
 /** Search. */
 export const FTS_BODY_MAX_BYTES = 256 * 1024;
 export const FTS_EXPANSION_MAX_BYTES = 128 * 1024;
+/** The longest string of a tool result's structured copy indexed beside the result's text. */
+export const FTS_RESULT_COPY_MAX_CHARS = 512;
 export const MAX_QUERY_TOKENS = 32;
 /** `sessions browse` matches the word being typed as a prefix once it has this many characters. */
 export const BROWSE_PREFIX_MIN_CHARS = 3;

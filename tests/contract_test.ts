@@ -365,11 +365,15 @@ Deno.test("every spec key is in each document, and every other key is listed in 
   };
   const imported = await w.run(["import-history"], { cwd: alpha });
   assert.equal(imported.code, 0, imported.err);
+  // a name holding the word: the session comes back under titles too
+  const named = await w.run(["sessions", "name", "1", "retry work"], { cwd: alpha });
+  assert.equal(named.code, 0, named.err);
   docs.search = (await w.json(["search", "retry"], { cwd: alpha })).data as Record<
     string,
     unknown
   >;
   assert.ok(Array.isArray(docs.search.history), "history appears once prompts are imported");
+  assert.ok(Array.isArray(docs.search.titles), "titles appear when a title holds the words");
   const ext = await documentedExtensions();
   const check = (name: string, obj: Record<string, unknown>) => {
     const spec = SPEC_KEYS[name];

@@ -318,3 +318,41 @@ Deno.test("import-history: while another process holds the ingest lock it import
   }
   assert.equal((await importJson(sb)).added, 5);
 });
+
+Deno.test("import-history: prompts rank by BM25; an index from before positions is remade by the next import", async () => {
+  await using sb = await sandbox();
+  const { alpha, beta } = await projects(sb);
+  await writeHistory(sb, alpha, beta);
+  await importJson(sb);
+  const kestrel = async () =>
+    (parseEnvelope((await cliOk(sb, ["search", "kestrel", "--project", "*", "--json"])).out)
+      .data as { history: Rec[] }).history;
+  const ranked = await kestrel();
+  assert.ok(ranked.length >= 2);
+  assert.ok(ranked.every((h) => (h.relevance as number) > 0), "a real text score");
+  // the index as the build before made it: no positions, BM25 0 everywhere, rows kept
+  const db = new DatabaseSync(sb.store);
+  const n = (db.prepare("SELECT count(*) AS n FROM history_prompts").get() as { n: number }).n;
+  db.exec(`DROP TABLE history_fts;
+    CREATE VIRTUAL TABLE history_fts USING fts5(body, content='', contentless_delete=1,
+      tokenize='unicode61', detail=column)`);
+  db.close();
+  assert.deepEqual(await kestrel(), [], "nothing indexed in the old-shaped table");
+  const again = await importJson(sb);
+  assert.equal(again.added, 0);
+  const check = new DatabaseSync(sb.store, { readOnly: true });
+  try {
+    const ddl =
+      (check.prepare("SELECT sql FROM sqlite_master WHERE name = 'history_fts'").get() as {
+        sql: string;
+      }).sql;
+    assert.doesNotMatch(ddl, /detail=/);
+    assert.equal(
+      (check.prepare("SELECT count(*) AS n FROM history_fts_docsize").get() as { n: number }).n,
+      n,
+    );
+  } finally {
+    check.close();
+  }
+  assert.deepEqual(await kestrel(), ranked);
+});

@@ -318,7 +318,9 @@ Deno.test("search: what the index finds and how a query is read", async (t) => {
     const lines = r.out.split("\n");
     assert.equal(
       lines[0],
-      `${id.get(uSide)}  2026-01-05  agent-a1b2c3.jsonl  ${alpha}  (subagent)`,
+      `${id.get(uSide)}  2026-01-05  #${
+        (hits[0] as unknown as { session_no: number }).session_no
+      }  agent-a1b2c3.jsonl  ${alpha}  (subagent)`,
     );
     assert.equal(lines[1], "    the sidekick found every retryBudget caller");
     assert.match(r.err, /^1 hit\(s\)$/m);

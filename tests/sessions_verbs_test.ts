@@ -564,7 +564,7 @@ Deno.test("a store made before titles and names: readers cope, the next pass add
   assert.equal((await f.w.run(["sessions", "tag", "1", "now-works"], f.at)).code, 0);
 });
 
-Deno.test("search matches a session's title and says so; every hit carries its session's number and title", async () => {
+Deno.test("search answers a session's title apart from its hits; every hit carries its session's number and title", async () => {
   const f = await fixture();
   await using _ = f.w;
   const no = await numberOf(f, `${SID}.jsonl`);
@@ -575,34 +575,38 @@ Deno.test("search matches a session's title and says so; every hit carries its s
     matched_on: { kind: string; value: string }[];
     excerpt: string;
   };
-  const hits = async (...words: string[]) =>
-    (await f.w.json(["search", ...words], f.at)).data.hits as Hit[];
-  // "found" is in no turn, only in the /rename title
-  const found = await hits("budget", "found");
-  assert.equal(found.length, 1);
-  assert.equal(found[0].session_no, no);
-  assert.equal(found[0].title, "Retry budget, found");
-  assert.deepEqual(found[0].matched_on, [{ kind: "title", value: "Retry budget, found" }]);
+  type Title = { session_no: number; title: string };
+  const answer = async (...words: string[]) =>
+    (await f.w.json(["search", ...words], f.at)).data as { hits: Hit[]; titles?: Title[] };
+  // "found" is in no turn, only in the /rename title: no turn hit, one title
+  const found = await answer("budget", "found");
+  assert.deepEqual(found.hits, []);
+  assert.deepEqual(found.titles, [{
+    session_no: no,
+    session_key: `${SID}.jsonl`,
+    project: found.titles![0] && (found.titles![0] as unknown as { project: string }).project,
+    ts: (found.titles![0] as unknown as { ts: string }).ts,
+    title: "Retry budget, found",
+    relevance: (found.titles![0] as unknown as { relevance: number }).relevance,
+  }]);
   const human = await f.w.run(["search", "budget", "found"], f.at);
   assert.match(human.out, /^ {4}title: Retry budget, found$/m);
-  // a name set with `sessions name` is searchable at once, and outranks the turns
+  // a name set with `sessions name` is searchable at once
   await f.w.run(["sessions", "name", String(no), "zebra crossing"], f.at);
-  const zebra = await hits("zebra");
-  assert.deepEqual(zebra.map((h) => h.session_no), [no]);
-  const mixed = await hits("budget");
-  assert.ok(mixed.length > 1);
-  assert.ok(mixed.every((h) => h.title !== null && typeof h.session_no === "number"));
+  const zebra = await answer("zebra");
+  assert.deepEqual(zebra.hits, []);
+  assert.deepEqual(zebra.titles?.map((t) => t.session_no), [no]);
+  const mixed = await answer("budget");
+  assert.ok(mixed.hits.length > 1);
+  assert.ok(mixed.hits.every((h) => h.title !== null && typeof h.session_no === "number"));
+  assert.ok(mixed.hits.every((h) => h.matched_on.every((m) => m.kind !== "title")));
   // a filter that no title can meet leaves titles out
-  assert.deepEqual(
-    await f.w.json(["search", "zebra", "--tool", "Bash"], f.at).then((e) =>
-      (e.data as { hits: Hit[] }).hits
-    ),
-    [],
-  );
+  const bash = (await f.w.json(["search", "zebra", "--tool", "Bash"], f.at)).data;
+  assert.deepEqual(bash, { query: "zebra", truncated: false, hits: [] });
   // the first prompt is found as the turn it is, not a second time as a title
-  const plain = await hits("plain", "session", "whose");
-  assert.equal(plain.length, 1);
-  assert.ok(plain[0].matched_on.every((m) => m.kind !== "title"));
+  const plain = await answer("plain", "session", "whose");
+  assert.equal(plain.hits.length, 1);
+  assert.equal(plain.titles, undefined);
 });
 
 Deno.test("a session opened with a slash command is titled by it; a harness-written record is not a title", async () => {

@@ -18,6 +18,7 @@ import { section as hooks } from "./hooks.ts";
 import { section as recall } from "./recall.ts";
 import { section as real } from "./real.ts";
 import { section as sessions } from "./sessions.ts";
+import { section as quality } from "./quality.ts";
 
 export const SECTIONS: Section[] = [
   floor,
@@ -29,6 +30,7 @@ export const SECTIONS: Section[] = [
   noop,
   rss,
   search,
+  quality,
   browse,
   maintenance,
   hooks,

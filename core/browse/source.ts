@@ -79,7 +79,7 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
       }
       const args = { query: q, vis, filters: {}, limit: SEARCH_LIMIT_MAX };
       const order: number[] = [];
-      for (const h of [...titleHits(i.db, args, 0), ...rank(i.db, args)]) {
+      for (const h of [...titleHits(i.db, args), ...rank(i.db, args)]) {
         if (!order.includes(h.session_no)) order.push(h.session_no);
       }
       const views: SessionView[] = [];

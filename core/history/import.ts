@@ -16,8 +16,10 @@ import type { Db } from "../store/db.ts";
 import {
   ensureHistoryTables,
   historyHas,
+  historyIndexKeepsPositions,
   type HistoryRow,
   insertHistory,
+  rebuildHistoryIndex,
 } from "../store/history_sql.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { dirname, join } from "../posix.ts";
@@ -134,7 +136,11 @@ export async function importHistory(
 ): Promise<ImportResult> {
   const res: ImportResult = { ...emptyImport(dryRun), file };
   const resolver = new ProjectResolver();
-  if (db && !dryRun) ensureHistoryTables(db);
+  if (db && !dryRun) {
+    ensureHistoryTables(db);
+    // an index made before it kept positions ranks nothing: remade from the kept prompts
+    if (!historyIndexKeepsPositions(db)) rebuildHistoryIndex(db, bodyOf);
+  }
   let batch: HistoryRow[] = [];
   const flush = () => {
     if (!batch.length) return;

@@ -4,7 +4,7 @@
  */
 import type { Db } from "../store/db.ts";
 import type { Visibility } from "../store/query.ts";
-import { searchHistory } from "../store/history_sql.ts";
+import { historyIndexKeepsPositions, searchHistory } from "../store/history_sql.ts";
 import type { Query } from "../recall/query.ts";
 import { cutExcerpt, fold } from "../recall/excerpt.ts";
 import { HISTORY_KIND } from "../constants.ts";
@@ -45,8 +45,10 @@ export function historyHits(
   f: { since: string | null; until: string | null; limit: number },
   filter: (s: string) => string,
 ): HistoryHit[] {
-  if (!q.match) return [];
-  return searchHistory(db, q.match, vis, f).map((r) => ({
+  // an index from before positions were kept answers the words alone, never a phrase
+  const match = q.match && historyIndexKeepsPositions(db) ? q.match : q.wordsMatch;
+  if (!match) return [];
+  return searchHistory(db, match, vis, f).map((r) => ({
     kind: HISTORY_KIND,
     history_id: r.id,
     ts: r.at,

@@ -3,7 +3,12 @@
  * and images left out, 256 KiB at most, then the camelCase/PascalCase parts of identifiers
  * appended so `manager` finds `SearchManager` while FTS5 stays plain unicode61.
  */
-import { ENTITY_DEPTH_LIMIT, FTS_BODY_MAX_BYTES, FTS_EXPANSION_MAX_BYTES } from "../constants.ts";
+import {
+  ENTITY_DEPTH_LIMIT,
+  FTS_BODY_MAX_BYTES,
+  FTS_EXPANSION_MAX_BYTES,
+  FTS_RESULT_COPY_MAX_CHARS,
+} from "../constants.ts";
 import type { Json, Rec } from "../transcript/records.ts";
 
 function leaves(v: Json | undefined, out: string[], depth: number): void {
@@ -49,17 +54,79 @@ function blockText(b: Json, out: string[]): void {
   }
 }
 
+/**
+ * Attachment types that carry only Claude Code's own instructions, tool and agent listings or
+ * boilerplate, never the session's history: archived byte for byte, left out of the index
+ * (docs/design/search.md lists why each is here).
+ */
+export const BOILERPLATE_ATTACHMENTS: ReadonlySet<string> = new Set([
+  "prompt_snapshot",
+  "skill_listing",
+  "agent_listing_delta",
+  "deferred_tools_delta",
+  "model",
+  "remote_session_change",
+]);
+
+/** How Terminus's own hand-overs begin (core/inject/frame.ts): a copy of archived turns. */
+const OWN_ECHO = /^\s*Terminus (resume brief|recall) - /;
+
+/**
+ * Whether a record is Claude Code's boilerplate rather than history, or the context a hook
+ * added that is Terminus's own brief or recall: quotes of turns the index already holds, which
+ * would otherwise come back beside (or ahead of) the turns they quote.
+ */
+export function isBoilerplate(rec: Rec): boolean {
+  const a = rec.attachment;
+  if (rec.type !== "attachment" || !a || typeof a !== "object" || Array.isArray(a)) return false;
+  if (typeof a.type !== "string") return false;
+  if (BOILERPLATE_ATTACHMENTS.has(a.type)) return true;
+  if (a.type !== "hook_additional_context") return false;
+  const texts: string[] = [];
+  leaves(a.content, texts, 1);
+  return texts.length > 0 && texts.every((t) => OWN_ECHO.test(t));
+}
+
+/**
+ * `toolUseResult` fields that only repeat what the turn or its tool call already holds: the
+ * whole file as it was before an Edit, the patch of the Edit's own strings, the to-do list as it
+ * was before.
+ */
+const RESULT_COPIES = new Set(["originalFile", "structuredPatch", "oldTodos"]);
+
+/** Whether the message carries a tool result's own text (what Claude read). */
+function hasResultText(c: Json): boolean {
+  if (!Array.isArray(c)) return false;
+  return c.some((b) => {
+    if (!b || typeof b !== "object" || Array.isArray(b) || b.type !== "tool_result") return false;
+    const t = b.content;
+    return (typeof t === "string" && t !== "") || (Array.isArray(t) && t.length > 0);
+  });
+}
+
 /** The string leaves of a record that search reads, in record order. */
 export function textParts(rec: Rec): string[] {
   const out: string[] = [];
+  if (isBoilerplate(rec)) return out;
   const msg = rec.message;
+  let resultText = false;
   if (msg && typeof msg === "object" && !Array.isArray(msg)) {
     const c = (msg as Rec).content;
     if (typeof c === "string") out.push(c);
-    else if (Array.isArray(c)) { for (const b of c) blockText(b, out); }
+    else if (Array.isArray(c)) {
+      for (const b of c) blockText(b, out);
+      resultText = hasResultText(c);
+    }
   }
   if (typeof rec.content === "string") out.push(rec.content);
-  leaves(rec.toolUseResult, out, 1);
+  // Claude Code's structured copy of a result: when the message holds the result's text (a
+  // Read's file, a Bash's output), only the copy's short strings (paths, names) are read
+  const r = rec.toolUseResult;
+  const copy: string[] = [];
+  if (r && typeof r === "object" && !Array.isArray(r)) {
+    for (const [k, v] of Object.entries(r)) if (!RESULT_COPIES.has(k)) leaves(v, copy, 2);
+  } else leaves(r, copy, 1);
+  for (const x of copy) if (!resultText || x.length <= FTS_RESULT_COPY_MAX_CHARS) out.push(x);
   leaves(rec.attachment, out, 1);
   return out;
 }
@@ -113,8 +180,8 @@ function wordChar(s: string, i: number): boolean {
 /**
  * The case parts of the body's identifiers, once each (case-folded), capped. Only words around
  * a case boundary are looked at (a cheap regex finds them). A part the body already holds as a
- * word is appended anyway: the index keeps no positions (detail=column), so a repeated term
- * costs it nothing, while looking each part up in the body cost a third of deriving.
+ * word is appended anyway: looking each part up in the body cost a third of deriving, and a
+ * part once more per turn adds one position to the index.
  */
 export function expansion(body: string): string {
   const words = new Set<string>();

@@ -1,6 +1,7 @@
 /**
  * Excerpts are cut from the archived blocks, never from FTS5: the turn's searchable text
- * with whitespace folded, at most 240 characters, around the first matching word.
+ * with whitespace folded, at most 240 characters, around the query's words where they stand
+ * together in order, else around the first matching word.
  */
 import type { Db } from "../store/db.ts";
 import { readStream } from "../store/blocks.ts";
@@ -39,6 +40,27 @@ export function fold(text: string): string {
   return text.replace(/\s+/g, " ").trim();
 }
 
+/**
+ * Where the excerpt is centred: where the words stand together in order (`inOrder`, words joined
+ * by anything that is not a letter or digit), else the first of any of them.
+ */
+function firstMatch(lower: string, folded: string[], inOrder: string[]): number {
+  if (inOrder.length > 1) {
+    const re = new RegExp(
+      inOrder.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^\\p{L}\\p{N}]+"),
+      "u",
+    );
+    const m = re.exec(lower);
+    if (m) return m.index;
+  }
+  let at = -1;
+  for (const t of folded) {
+    const i = lower.indexOf(t);
+    if (i >= 0 && (at < 0 || i < at)) at = i;
+  }
+  return at;
+}
+
 /** Room kept either side of the first match before folding, far more than one excerpt needs. */
 const WINDOW_MARGIN = 4 * EXCERPT_CHARS;
 
@@ -46,14 +68,9 @@ const WINDOW_MARGIN = 4 * EXCERPT_CHARS;
  * A stretch of a long text around the first match, so folding and cutting work on a few
  * hundred characters instead of a whole file a tool read. Says which ends it cut.
  */
-function around(text: string, folded: string[]): Span {
+function around(text: string, folded: string[], inOrder: string[]): Span {
   if (text.length <= 4 * WINDOW_MARGIN) return { text, cutStart: false, cutEnd: false };
-  const lower = text.toLowerCase();
-  let at = -1;
-  for (const t of folded) {
-    const i = lower.indexOf(t);
-    if (i >= 0 && (at < 0 || i < at)) at = i;
-  }
+  const at = firstMatch(text.toLowerCase(), folded, inOrder);
   const from = Math.max(0, at - WINDOW_MARGIN);
   const to = from + 2 * WINDOW_MARGIN;
   return { text: text.slice(from, to), cutStart: from > 0, cutEnd: to < text.length };
@@ -67,21 +84,14 @@ export interface Span {
 }
 
 /** Up to 240 characters around the first of `terms` found, or from the start without terms. */
-export function cutExcerpt(text: string, folded: string[]): string {
-  return cutSpan(text, folded).text;
+export function cutExcerpt(text: string, folded: string[], inOrder: string[] = []): string {
+  return cutSpan(text, folded, inOrder).text;
 }
 
-function cutSpan(text: string, folded: string[]): Span {
+function cutSpan(text: string, folded: string[], inOrder: string[]): Span {
   const chars = [...text];
   if (chars.length <= EXCERPT_CHARS) return { text, cutStart: false, cutEnd: false };
-  let at = -1;
-  if (folded.length) {
-    const lower = text.toLowerCase();
-    for (const t of folded) {
-      const i = lower.indexOf(t);
-      if (i >= 0 && (at < 0 || i < at)) at = i;
-    }
-  }
+  const at = folded.length ? firstMatch(text.toLowerCase(), folded, inOrder) : -1;
   let start = 0;
   if (at > 0) {
     const charAt = [...text.slice(0, at)].length;
@@ -103,6 +113,7 @@ export function excerptFor(
   folded: string[],
   filter: (s: string) => string,
   blocks?: Map<string, Uint8Array>,
+  inOrder: string[] = [],
 ): Span {
   const none = { text: "", cutStart: false, cutEnd: false };
   if (t.evicted) return none;
@@ -112,8 +123,8 @@ export function excerptFor(
   const raw = rawTurnText(bytes, redacting);
   // Redaction sees the whole text (a window could start inside a key block and hide its
   // marker); without it, only a window around the match is folded and cut.
-  if (redacting) return cutSpan(fold(filter(raw)), folded);
-  const w = around(raw, folded);
-  const c = cutSpan(fold(w.text), folded);
+  if (redacting) return cutSpan(fold(filter(raw)), folded, inOrder);
+  const w = around(raw, folded, inOrder);
+  const c = cutSpan(fold(w.text), folded, inOrder);
   return { text: c.text, cutStart: c.cutStart || w.cutStart, cutEnd: c.cutEnd || w.cutEnd };
 }

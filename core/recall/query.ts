@@ -1,6 +1,7 @@
 /**
  * Query words are never passed raw to FTS5: split on anything not a letter, mark or digit,
  * deduplicated case-insensitively, the first 32 kept, each double-quoted, joined with AND.
+ * Words the person put between double quotes are one FTS5 phrase: they match only in order.
  */
 import { BROWSE_PREFIX_MIN_CHARS, MAX_QUERY_TOKENS } from "../constants.ts";
 
@@ -52,15 +53,78 @@ export interface Query {
   truncated: boolean;
   /** Token groups for structured matching: one group per spelling (the CLI has one). */
   groups: string[][];
+  /** Words typed between double quotes, two or more each: they must stand in this order. */
+  phrases: string[][];
   /** The FTS5 MATCH expression; null when nothing is left to search. */
   match: string | null;
+  /** Every kept word quoted, AND: for an index that keeps no positions (no phrases there). */
+  wordsMatch: string | null;
+  /**
+   * Every word, in the order typed, as one FTS5 phrase: a turn that says them so ranks above
+   * one that only holds them apart. Null for one word, or when the person quoted phrases.
+   */
+  phrase: string | null;
+  /** The words an excerpt is centred on when they stand together: the first phrase, or all. */
+  inOrder: string[];
+}
+
+const quote = (t: string) => `"${t.replace(/"/g, '""')}"`;
+
+/** The text cut into its parts outside and inside double quotes (an unpaired quote is text). */
+function segments(text: string): { quoted: boolean; text: string }[] {
+  const out: { quoted: boolean; text: string }[] = [];
+  let at = 0;
+  for (const m of text.matchAll(/"([^"]*)"/g)) {
+    out.push({ quoted: false, text: text.slice(at, m.index) });
+    out.push({ quoted: true, text: m[1] });
+    at = m.index! + m[0].length;
+  }
+  out.push({ quoted: false, text: text.slice(at) });
+  return out;
 }
 
 export function parseQuery(text: string): Query {
   const { terms, truncated } = keepTerms(eachToken(text));
-  const match = terms.length ? terms.map((t) => `"${t.replace(/"/g, '""')}"`).join(" AND ") : null;
   const folded = terms.map((t) => t.toLowerCase());
-  return { text, terms, folded, truncated, match, groups: [folded] };
+  const kept = new Set(folded);
+  // a phrase is words in double quotes; each of its words must also be among the kept terms
+  const phrases: string[][] = [];
+  const inPhrase = new Set<string>();
+  if (text.includes('"')) {
+    for (const seg of segments(text)) {
+      if (!seg.quoted) continue;
+      const words = [...eachToken(seg.text)];
+      if (words.length < 2 || !words.every((w) => kept.has(w.toLowerCase()))) continue;
+      phrases.push(words.map((w) => w.toLowerCase()));
+      for (const w of words) inPhrase.add(w.toLowerCase());
+    }
+  }
+  const clauses = [
+    ...phrases.map((p) => quote(p.join(" "))),
+    ...terms.filter((t) => !inPhrase.has(t.toLowerCase())).map(quote),
+  ];
+  const match = clauses.length ? clauses.join(" AND ") : null;
+  // the words as typed, repeats included, for the phrase bonus
+  const typed: string[] = [];
+  if (terms.length > 1 && phrases.length === 0 && !truncated) {
+    for (const t of eachToken(text)) if (typed.push(t) > MAX_QUERY_TOKENS) break;
+  }
+  const phrase = typed.length > 1 && typed.length <= MAX_QUERY_TOKENS
+    ? quote(typed.join(" "))
+    : null;
+  const wordsMatch = terms.length ? terms.map(quote).join(" AND ") : null;
+  return {
+    text,
+    terms,
+    folded,
+    truncated,
+    match,
+    wordsMatch,
+    groups: [folded],
+    phrases,
+    phrase,
+    inOrder: phrases[0] ?? typed.slice(0, MAX_QUERY_TOKENS).map((t) => t.toLowerCase()),
+  };
 }
 
 /**
@@ -70,10 +134,11 @@ export function parseQuery(text: string): Query {
  */
 export function asPrefix(q: Query): Query {
   const last = q.terms.at(-1);
-  if (!q.match || !last || [...last].length < BROWSE_PREFIX_MIN_CHARS) return q;
-  const quoted = q.terms.map((t) => `"${t.replace(/"/g, '""')}"`);
+  // a phrase stays as typed: a word still being typed is outside quotes
+  if (!q.match || !last || q.phrases.length || [...last].length < BROWSE_PREFIX_MIN_CHARS) return q;
+  const quoted = q.terms.map(quote);
   quoted[quoted.length - 1] += "*";
-  return { ...q, match: quoted.join(" AND ") };
+  return { ...q, match: quoted.join(" AND "), wordsMatch: quoted.join(" AND "), phrase: null };
 }
 
 export const NO_WORDS_REASON = "the query has no words that can be searched";

@@ -13,6 +13,7 @@ import {
   type Candidate,
   entitiesOf,
   entityDf,
+  ftsKeepsPositions,
   pathsNamed,
   searchCandidates,
   type SearchFilters,
@@ -65,8 +66,12 @@ export interface Hit {
   candidate: Candidate;
 }
 
-const EXACT_WEIGHT = 2.0;
-const COVERED_WEIGHT = 1.0;
+/** The entity bonus per matched entity, times its idf: the quality bench chose them. */
+export const ENTITY_WEIGHTS = { exact: 1.0, covered: 0.5 };
+/** What saying the query's words in order adds to BM25 (chosen by the quality bench). */
+export const PHRASE_BONUS = 10;
+/** Prompt recall's weight per structural match (its thresholds were set against it). */
+const STRUCTURAL_WEIGHT = 2.0;
 
 export function compareHits(
   a: { relevance: number; sidechain: boolean; ts: string | null; turn_id: number },
@@ -91,6 +96,10 @@ export interface SearchArgs {
   pool?: number;
   /** With no words, select by the filters alone, newest first. */
   byTime?: boolean;
+  /** The entity bonus's weights (the quality bench tries others); ENTITY_WEIGHTS by default. */
+  weights?: { exact: number; covered: number };
+  /** Added to a turn that says the query's words in order; PHRASE_BONUS by default. */
+  phraseBonus?: number;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
@@ -116,11 +125,22 @@ function idfOf(db: Db, dfCap?: number): (kind: string, value: string) => number 
 export function rank(db: Db, a: SearchArgs): Hit[] {
   if (!a.query.match && !a.byTime) return [];
   const pool = a.query.match ? a.pool ?? SEARCH_POOL : a.limit;
-  const cands = searchCandidates(db, a.query.match, a.vis, a.filters, pool);
+  // an index made before positions were kept again answers the words alone
+  const positions = a.query.match === null || ftsKeepsPositions(db);
+  const cands = searchCandidates(
+    db,
+    positions ? a.query.match : a.query.wordsMatch,
+    a.vis,
+    a.filters,
+    pool,
+    positions ? a.query.phrase : null,
+    a.phraseBonus ?? PHRASE_BONUS,
+  );
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = a.query.groups.map((g) => new Set(g));
   const idf = idfOf(db);
+  const w = a.weights ?? ENTITY_WEIGHTS;
   const hits: Hit[] = cands.map((c) => {
     let score = 0;
     const matched: Matched[] = [];
@@ -130,7 +150,7 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       const within = groups.filter((g) => vt.every((t) => g.has(t)));
       if (within.length === 0) continue;
       const exact = within.some((g) => g.size === vt.length);
-      score += (exact ? EXACT_WEIGHT : COVERED_WEIGHT) * idf(e.kind, e.value);
+      score += (exact ? w.exact : w.covered) * idf(e.kind, e.value);
       matched.push({ kind: e.kind, value: e.value });
     }
     matched.sort(byKindValue);
@@ -349,7 +369,7 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
     if (!matched.length || [...named].every((sp) => common.has(sp))) continue;
     matched.sort(byKindValue);
     let score = 0;
-    for (const e of matched) score += EXACT_WEIGHT * idf(e.kind, e.value);
+    for (const e of matched) score += STRUCTURAL_WEIGHT * idf(e.kind, e.value);
     score *= Math.max(...[...named].map(weight));
     out.hits.push(hitFrom(c, score, score, matched));
     acts.set(c.id, c.act);

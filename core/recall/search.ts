@@ -1,14 +1,16 @@
 /**
- * The one search: ranked hits (rank.ts) and sessions whose title holds every word
- * (titles.ts), then excerpts cut from the archived blocks for the hits that survive the limit.
- * The two steps are apart so a process can load zstd only once a hit needs a block read.
+ * The one search: ranked turn hits (rank.ts) and, apart from them, sessions whose title holds
+ * every word (titles.ts); then excerpts cut from the archived blocks for the hits that survive
+ * the limit. The steps are apart so a process can load zstd only once a hit needs a block read.
  */
 import type { Db } from "../store/db.ts";
-import { compareHits, type Hit, rank, type SearchArgs } from "./rank.ts";
+import { initReader } from "../store/codec.ts";
+import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { excerptFor } from "./excerpt.ts";
-import { annotateTitles, titleHits } from "./titles.ts";
+import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
 
 export { type Hit, hitDoc } from "./rank.ts";
+export { type TitleHit } from "./titles.ts";
 
 type Args = SearchArgs & { filter: (s: string) => string };
 
@@ -18,47 +20,58 @@ export function search(db: Db, a: Args): Hit[] {
   return top;
 }
 
-/** The hits, ranked, limited and titled; their excerpts still empty. */
+/** The turn hits, ranked, limited and titled; their excerpts still empty. */
 export function searchHits(db: Db, a: Args): Hit[] {
-  const turns = rank(db, a);
-  // with no words (filters alone, newest first) there is no title to match
-  const titled = a.query.match ? titleHits(db, a, turns[0]?.relevance ?? 0) : [];
-  const anchors = new Map(titled.map((h) => [h.turn_id, h]));
-  for (const h of turns) {
-    // the anchor turn matched in its own text too: one hit, naming both
-    const t = anchors.get(h.turn_id);
-    if (t) {
-      t.matched_on = [...t.matched_on, ...h.matched_on].sort((x, y) =>
-        x.kind === y.kind ? (x.value < y.value ? -1 : 1) : x.kind < y.kind ? -1 : 1
-      );
-    }
-  }
-  const merged = [...titled, ...turns.filter((h) => !anchors.has(h.turn_id))];
-  const top = (a.query.match ? merged.sort(compareHits) : merged).slice(0, a.limit);
+  const top = rank(db, a);
   annotateTitles(db, top, a.filter);
   return top;
 }
 
-/** A hit found by its session's title: its excerpt is the title. */
-function titledHit(h: Hit): boolean {
-  return h.matched_on.some((m) => m.kind === "title") && h.title !== null;
+/** Sessions found by their title (through the egress filter); none for filters alone. */
+export function searchTitles(db: Db, a: Args): TitleHit[] {
+  if (!a.query.match) return [];
+  return titleHits(db, a).map((t) => ({ ...t, title: a.filter(t.title) }));
 }
 
 /** Whether cutting the hits' excerpts reads any block (and so needs zstd loaded). */
 export function readsBlocks(hits: Hit[]): boolean {
-  return hits.some((h) => !titledHit(h) && !h.candidate.evicted);
+  return hits.some((h) => !h.candidate.evicted);
 }
 
-/** Fills each hit's excerpt: its title, or text cut from the archived blocks. */
+/** Fills each hit's excerpt with text cut from the archived blocks. */
 export function cutExcerpts(db: Db, hits: Hit[], a: Args): void {
   const blocks = new Map<string, Uint8Array>();
   for (const h of hits) {
-    if (titledHit(h)) {
-      h.excerpt = h.title!;
-      continue;
-    }
-    const e = excerptFor(db, h.candidate, a.query.folded, a.filter, blocks);
+    const e = excerptFor(db, h.candidate, a.query.folded, a.filter, blocks, a.query.inOrder);
     h.excerpt = e.text;
     h.clipped = { start: e.cutStart, end: e.cutEnd };
   }
+}
+
+export interface SearchAnswer {
+  hits: Hit[];
+  /** Sessions found by their title; empty unless asked for (`titles`). */
+  titles: TitleHit[];
+  /** Why there is nothing to show, or null. */
+  reason: string | null;
+}
+
+/**
+ * A whole search as `terminus search` and MCP's recall_search both run it: turn hits with their
+ * excerpts (zstd loaded only once a hit needs a block read) and, when asked, title hits.
+ */
+export async function runSearch(
+  db: Db,
+  a: Args & { titles: boolean },
+): Promise<SearchAnswer> {
+  const hits = searchHits(db, a);
+  const titles = a.titles ? searchTitles(db, a) : [];
+  if (readsBlocks(hits)) await initReader();
+  cutExcerpts(db, hits, a);
+  const reason = hits.length || titles.length
+    ? null
+    : a.query.match
+    ? "no turn matched every word"
+    : "no turn matched the filters";
+  return { hits, titles, reason };
 }

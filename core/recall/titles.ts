@@ -1,7 +1,8 @@
 /**
  * Search over session titles: a session whose title (the one `terminus sessions` shows, when
- * it is a name or one Claude Code wrote, not the first prompt) holds every query word is a hit of its own, anchored on the session's first turn, with
- * matched_on naming the title. Hits also carry their session's number and title.
+ * it is a name or one Claude Code wrote, not the first prompt) holds every query word is
+ * answered in a part of its own, apart from the turn hits. Turn hits carry their session's
+ * number and title.
  */
 import type { Db } from "../store/db.ts";
 import { turnById, visibleWhere } from "../store/query.ts";
@@ -10,7 +11,7 @@ import { chooseTitle } from "../sessions/titles.ts";
 import type { Hit, SearchArgs } from "./rank.ts";
 import { tokens } from "./query.ts";
 
-/** Same weight as an exact structured match (rank.ts). */
+/** A title's score: this times ln(1 + visible sessions / sessions whose title matched). */
 const TITLE_WEIGHT = 2.0;
 
 /** Fills each hit's session number and title (through the egress filter). */
@@ -31,17 +32,29 @@ function visibleSessions(db: Db, vis: SearchArgs["vis"]): number {
   ).get(...w.params) as { n: number }).n;
 }
 
+/** A session found by its title (or name): its own part of a search's answer, never a turn. */
+export interface TitleHit {
+  session_no: number;
+  session_key: string;
+  project: string | null;
+  /** The session's first turn's time, or null. */
+  ts: string | null;
+  title: string;
+  relevance: number;
+}
+
 /**
- * Title hits, best first. `above` is the best turn hit's relevance: a title that holds every
- * word names the session the person means, so it ranks over any single turn.
+ * Sessions whose title holds every query word, rarest titles scoring highest, then newer
+ * first. A title is a fact about a session, not text of a turn, so it is answered apart from
+ * the turn hits, and the turns keep their own order.
  */
-export function titleHits(db: Db, a: SearchArgs, above: number): Hit[] {
+export function titleHits(db: Db, a: SearchArgs): TitleHit[] {
   const f = a.filters;
   // a title is no turn of a tool, kind or path: those filters leave titles out
   if (f.tool || f.kind || (f.paths && f.paths.length) || f.sessionNo != null || f.quotable) {
     return [];
   }
-  if (f.maxId !== undefined || a.query.folded.length === 0) return [];
+  if (f.prompts || f.maxId !== undefined || a.query.folded.length === 0) return [];
   const words = a.query.folded;
   const nos = sessionsWithTitleWord(db, visibleWhere(a.vis), words[0]);
   if (nos.length === 0) return [];
@@ -56,7 +69,7 @@ export function titleHits(db: Db, a: SearchArgs, above: number): Hit[] {
   }
   if (matched.length === 0) return [];
   const score = TITLE_WEIGHT * Math.log(1 + visibleSessions(db, a.vis) / matched.length);
-  const hits: Hit[] = [];
+  const hits: TitleHit[] = [];
   for (const m of matched) {
     const id = firstTurnId(db, m.no);
     if (id === null) continue;
@@ -64,36 +77,16 @@ export function titleHits(db: Db, a: SearchArgs, above: number): Hit[] {
     if (f.since && (t.ts === null || t.ts < f.since)) continue;
     if (f.until && (t.ts === null || t.ts > f.until)) continue;
     hits.push({
-      turn_id: t.id,
       session_no: m.no,
-      title: m.title,
       session_key: t.sessionKey,
       project: t.project,
-      record_type: t.recordType,
       ts: t.ts,
-      sidechain: t.sidechain,
-      relevance: above + score,
-      entity_score: score,
-      matched_on: [{ kind: "title", value: m.title }],
-      excerpt: "",
-      clipped: { start: false, end: false },
-      candidate: {
-        id: t.id,
-        relevance: above + score,
-        sessionNo: t.sessionNo,
-        sessionKey: t.sessionKey,
-        project: t.project,
-        recordType: t.recordType,
-        ts: t.ts,
-        sidechain: t.sidechain,
-        streamOffset: t.streamOffset,
-        byteLen: t.byteLen,
-        evicted: t.evicted,
-        isToolResult: t.isToolResult,
-        toolName: t.toolName,
-        uuid: t.uuid,
-      },
+      title: m.title,
+      relevance: score,
     });
   }
-  return hits;
+  hits.sort((x, y) =>
+    x.ts === y.ts ? x.session_no - y.session_no : (x.ts ?? "") < (y.ts ?? "") ? 1 : -1
+  );
+  return hits.slice(0, a.limit);
 }

@@ -20,7 +20,7 @@ import {
 import { EVERY_PROJECT_MCP, resolveScope } from "./scope.ts";
 import type { Visibility } from "../store/query.ts";
 import { NO_WORDS_REASON, parseQuery } from "./query.ts";
-import { hitDoc, search } from "./search.ts";
+import { hitDoc, runSearch } from "./search.ts";
 import { contextWindow, emptyContext, readRecord, type RecordDoc, visibleTurn } from "./records.ts";
 import { normalisePath } from "../index/entities.ts";
 
@@ -85,7 +85,7 @@ async function withStore<T>(
   getEnv: () => ToolEnv,
   project: string | undefined,
   empty: (reason: string) => T,
-  body: (db: Db, vis: Visibility, env: ToolEnv) => T,
+  body: (db: Db, vis: Visibility, env: ToolEnv) => T | Promise<T>,
 ): Promise<T> {
   const env = getEnv(); // inside the call, so a config that fails to load is an empty answer
   if (env.cwd === null && project !== "*" && (project === undefined || !project.startsWith("/"))) {
@@ -102,7 +102,8 @@ async function withStore<T>(
     await initReader();
     const scope = resolveScope(opened.db, env.cfg, env.cwd ?? "/", project, EVERY_PROJECT_MCP);
     if (!scope.ok) return empty(scope.reason);
-    return body(opened.db, scope.vis, env);
+    // awaited here, so the store stays open until the body is done with it
+    return await body(opened.db, scope.vis, env);
   } catch (e) {
     return empty((e as Error).message);
   } finally {
@@ -146,19 +147,23 @@ export function recallSearch(getEnv: () => ToolEnv, args: unknown): Promise<Tool
     const limit = Math.min(limitArg ?? SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX);
     const q = parseQuery(a.query);
     if (!q.match) return empty(NO_WORDS_REASON);
-    return await withStore(getEnv, project, empty, (db, vis, env) => {
-      const hits = search(db, {
+    return await withStore(getEnv, project, empty, async (db, vis, env) => {
+      // the search `terminus search` runs; Claude is handed turns, never session titles
+      const { hits, reason: none } = await runSearch(db, {
         query: q,
         vis,
         filters: { tool, kind, paths, since, until },
         limit,
         filter: egress(env.cfg.privacy.redactRecall),
+        titles: false,
       });
-      let reason: string | null = null;
-      if (hits.length === 0) reason = "no turn matched every word";
-      else if (limitArg !== undefined && limitArg > SEARCH_LIMIT_MAX) {
-        reason = `limit lowered to ${SEARCH_LIMIT_MAX}`;
-      } else if (q.truncated) reason = `the query was cut to its first ${q.terms.length} terms`;
+      // the first that applies: why it is empty, a lowered limit, a cut query
+      const reason = none ??
+        (limitArg !== undefined && limitArg > SEARCH_LIMIT_MAX
+          ? `limit lowered to ${SEARCH_LIMIT_MAX}`
+          : q.truncated
+          ? `the query was cut to its first ${q.terms.length} terms`
+          : null);
       return { hits: hits.map((h) => hitDoc(h, false)), reason };
     });
   }, empty);

@@ -1,7 +1,8 @@
 /**
  * Session references as a person types them: `42`, `#42`, a session UUID, a unique UUID
- * prefix of at least REF_PREFIX_MIN characters (digits alone included), or a transcript path. A session in an
- * excluded project is never found, whatever the reference.
+ * prefix of at least REF_PREFIX_MIN characters (digits alone included), a transcript path, or
+ * a transcript's file name as listings print it (`<uuid>.jsonl`, a subagent's `agent-*.jsonl`).
+ * A session in an excluded project is never found, whatever the reference.
  */
 import type { Config } from "../config.ts";
 import { REF_PREFIX_MIN } from "../constants.ts";
@@ -29,7 +30,7 @@ export function refKind(ref: string): RefKind {
     );
   }
   throw new UsageError(
-    `'${ref}' is not a session reference: give a number (42 or #42), a session UUID, a UUID prefix of at least ${REF_PREFIX_MIN} characters, or a transcript path`,
+    `'${ref}' is not a session reference: give a number (42 or #42), a session UUID, a UUID prefix of at least ${REF_PREFIX_MIN} characters, a transcript path, or its file name`,
   );
 }
 
@@ -61,6 +62,8 @@ function candidates(db: Db, ref: string, cwd: string): number[] {
   const abs = resolve(cwd, ref);
   const byPath = sessionsMatching(db, { path: abs });
   if (byPath.length) return byPath;
+  // a bare file name, as `sessions` and `search` print it
+  if (!ref.includes("/")) return sessionsMatching(db, { fileName: ref });
   return sessionsMatching(db, { key: keyFor(abs).sessionKey });
 }
 

@@ -114,13 +114,15 @@ CREATE TABLE IF NOT EXISTS runs (
  * a table older than that is dropped and made anew; the others keep their rows, so an evicted
  * session (whose derived rows are the only copy left of it) keeps whatever it can. Schema 2
  * changed what the entities hold (Bash lines' identifiers), not their shape; schema 3 made the
- * search index `detail=column`; schema 4 added how each entity was touched (`entities.act`, by
- * ALTER, so an evicted session keeps its rows) and the path segment table `path_names`.
+ * search index `detail=column`; schema 4 made it `detail=full` again (BM25 scores and phrases
+ * need its counts and positions) and changed what it holds (no boilerplate, no result copies),
+ * added how each entity was touched (`entities.act`, by ALTER, so an evicted session keeps its
+ * rows) and the path segment table `path_names`.
  */
 export const DERIVED_SHAPE_SINCE: Record<string, number> = {
   turns: 1,
   compaction_boundaries: 1,
-  turns_fts: 3,
+  turns_fts: 4,
   entities: 1,
   paths: 1,
   turn_text: 1,
@@ -166,7 +168,7 @@ CREATE TABLE IF NOT EXISTS compaction_boundaries (
   preserved TEXT
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='unicode61', detail=column
+  body, content='', contentless_delete=1, tokenize='unicode61'
 );
 CREATE TABLE IF NOT EXISTS entities (
   turn_id INTEGER NOT NULL,

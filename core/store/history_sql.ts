@@ -23,9 +23,46 @@ CREATE TABLE IF NOT EXISTS history_prompts (
 );
 CREATE INDEX IF NOT EXISTS history_prompts_project ON history_prompts(project);
 CREATE VIRTUAL TABLE IF NOT EXISTS history_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='unicode61', detail=column
+  body, content='', contentless_delete=1, tokenize='unicode61'
 );
 `;
+
+/**
+ * Whether the history index keeps counts and positions. One made before it did
+ * (`detail=column`) gives BM25 0 for every prompt and refuses phrases, until an import remakes it.
+ */
+export function historyIndexKeepsPositions(db: Db): boolean {
+  const r = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'history_fts'").get() as
+    | { sql: string | null }
+    | undefined;
+  return !!r?.sql && !/detail\s*=\s*['"]?(column|none)/i.test(r.sql);
+}
+
+/**
+ * Makes the history index anew from the prompts kept beside it (the index is contentless, so
+ * its rows come from `history_prompts`, each as `body` gives it). Returns how many.
+ */
+export function rebuildHistoryIndex(
+  db: Db,
+  body: (display: string, pasted: string | null) => string,
+): number {
+  return transaction(db, () => {
+    db.exec("DROP TABLE IF EXISTS history_fts");
+    db.exec(HISTORY_DDL);
+    const ins = db.prepare("INSERT INTO history_fts (rowid, body) VALUES (?, ?)");
+    let n = 0;
+    for (
+      const r of db.prepare("SELECT id, display, pasted FROM history_prompts")
+        .iterate() as Iterable<
+          { id: number; display: string; pasted: string | null }
+        >
+    ) {
+      ins.run(r.id, body(r.display, r.pasted));
+      n++;
+    }
+    return n;
+  });
+}
 
 export interface HistoryRow {
   at: string;

@@ -104,9 +104,29 @@ function toCandidate(r: Record<string, unknown>): Candidate {
   };
 }
 
+const positional = new WeakMap<Db, boolean>();
+
 /**
- * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no
- * `match` (filters alone), every turn the filters pass, newest first, relevance 0.
+ * Whether the search index keeps positions (derived schema 4 on). A store made by an earlier
+ * build keeps none (`detail=column`) until its next pass rebuilds it: FTS5 refuses a phrase
+ * there, so a search falls back to its words alone.
+ */
+export function ftsKeepsPositions(db: Db): boolean {
+  let p = positional.get(db);
+  if (p === undefined) {
+    const r = db.prepare("SELECT sql FROM sqlite_master WHERE name = 'turns_fts'").get() as
+      | { sql: string | null }
+      | undefined;
+    p = !!r?.sql && !/detail\s*=\s*['"]?(column|none)/i.test(r.sql);
+    positional.set(db, p);
+  }
+  return p;
+}
+
+/**
+ * FTS5 candidates ranked by -bm25 (plus `phraseBonus` for a turn matching `phrase`) with the
+ * spec's total order, at most `pool`. With no `match` (filters alone), every turn the filters
+ * pass, newest first, relevance 0.
  */
 export function searchCandidates(
   db: Db,
@@ -114,6 +134,8 @@ export function searchCandidates(
   vis: Visibility,
   f: SearchFilters,
   pool: number,
+  phrase: string | null = null,
+  phraseBonus = 0,
 ): Candidate[] {
   const w = visibleWhere(vis);
   const where = match === null ? [w.sql] : ["turns_fts MATCH ?", w.sql];
@@ -156,8 +178,8 @@ export function searchCandidates(
     where.push("t.session_no = ?");
     params.push(f.sessionNo);
   }
-  params.push(pool);
   if (match === null) {
+    params.push(pool);
     return (db.prepare(
       `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance
        FROM turns t JOIN sessions s ON s.session_no = t.session_no
@@ -167,15 +189,21 @@ export function searchCandidates(
        LIMIT ?`,
     ).all(...params) as Record<string, unknown>[]).map(toCandidate);
   }
+  // a turn that says the words in the order asked gets `phraseBonus` on top of its BM25
+  const said = phrase && phraseBonus
+    ? ` + CASE WHEN turns_fts.rowid IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?) THEN ${
+      Number(phraseBonus)
+    } ELSE 0 END`
+    : "";
   const rows = db.prepare(
-    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
+    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts)${said} AS relevance
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
        JOIN sessions s ON s.session_no = t.session_no
        LEFT JOIN session_meta m ON m.session_no = t.session_no
      WHERE ${where.join(" AND ")}
      ORDER BY relevance DESC, t.is_sidechain ASC, t.ts IS NULL ASC, t.ts DESC, t.id ASC
      LIMIT ?`,
-  ).all(...params) as Record<string, unknown>[];
+  ).all(...(said ? [phrase!] : []), ...params, pool) as Record<string, unknown>[];
   return rows.map(toCandidate);
 }
 
@@ -470,7 +498,15 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
  */
 export function sessionsMatching(
   db: Db,
-  by: { no?: number; keyPrefix?: string; sessionId?: string; key?: string; path?: string },
+  by: {
+    no?: number;
+    keyPrefix?: string;
+    sessionId?: string;
+    key?: string;
+    path?: string;
+    /** A transcript's file name: a top-level key, or a sidecar's last part. */
+    fileName?: string;
+  },
 ): number[] {
   const q = (sql: string, ...p: (string | number)[]) =>
     (db.prepare(sql).all(...p) as { n: number }[]).map((r) => r.n);
@@ -482,6 +518,16 @@ export function sessionsMatching(
   }
   if (by.path !== undefined) {
     return q("SELECT session_no AS n FROM session_meta WHERE transcript_path = ?", by.path);
+  }
+  if (by.fileName !== undefined) {
+    const tail = "/" + by.fileName;
+    return q(
+      `SELECT session_no AS n FROM sessions
+       WHERE session_key = ? OR substr(session_key, -?) = ? ORDER BY session_no`,
+      by.fileName,
+      tail.length,
+      tail,
+    );
   }
   const out = new Set<number>();
   if (by.keyPrefix !== undefined) {
