@@ -188,10 +188,19 @@ export function treeBytes(dir: string): number {
   return n;
 }
 
+function leftBytes(dir: string): number {
+  try {
+    return treeBytes(dir);
+  } catch {
+    return 0;
+  }
+}
+
 type PurgePlan =
   | { kind: "nothing"; step: Step }
   | { kind: "refused"; step: Step }
-  | { kind: "go"; dir: string; bytes: number; release: () => void };
+  /** `real` is where `dir` leads when it is a symbolic link (else `dir`): what is deleted. */
+  | { kind: "go"; dir: string; real: string; bytes: number; release: () => void };
 
 /** Checks, takes the lock and asks, before any other step runs. */
 async function preparePurge(inp: UninstallInput): Promise<PurgePlan> {
@@ -252,9 +261,13 @@ async function preparePurge(inp: UninstallInput): Promise<PurgePlan> {
       },
     };
   }
+  // A linked data directory is deleted where it really is: removing the link alone would leave
+  // the whole archive behind while reporting its size as deleted.
+  let real = dir;
   let bytes: number;
   try {
-    bytes = treeBytes(dir);
+    if (Deno.lstatSync(dir).isSymlink) real = Deno.realPathSync(dir);
+    bytes = treeBytes(real);
   } catch (e) {
     lock.release();
     return {
@@ -267,7 +280,7 @@ async function preparePurge(inp: UninstallInput): Promise<PurgePlan> {
     };
   }
   const answer = inp.yes ? true : await inp.confirm(
-    `Delete ${dir} and everything in it, ${
+    `Delete ${real === dir ? dir : `${real} (linked from ${dir})`} and everything in it, ${
       humanBytes(bytes)
     }: the archive, its snapshots and the hooks' state? [y/N] `,
   );
@@ -280,7 +293,7 @@ async function preparePurge(inp: UninstallInput): Promise<PurgePlan> {
       }
       : { kind: "refused", step: { ok: true, label, text: `kept ${dir}: the answer was no` } };
   }
-  return { kind: "go", dir, bytes, release: () => lock.release() };
+  return { kind: "go", dir, real, bytes, release: () => lock.release() };
 }
 
 /** After a purge: the data-location file names a folder that is gone, so it goes too. */
@@ -315,19 +328,25 @@ export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
   ];
   const locationFile = dataLocationFile(inp.env);
   if (purge?.kind === "go") {
+    const { dir, real } = purge;
     try {
-      Deno.removeSync(purge.dir, { recursive: true });
+      Deno.removeSync(real, { recursive: true });
+      if (real !== dir) Deno.removeSync(dir);
       steps.push({
         ok: true,
         label: "purge",
-        text: `deleted ${purge.dir}, ${humanBytes(purge.bytes)}`,
+        text: real === dir
+          ? `deleted ${dir}, ${humanBytes(purge.bytes)}`
+          : `deleted ${real}, ${humanBytes(purge.bytes)}, and the link ${dir} to it`,
       });
       steps.push(forgetLocation(locationFile, purge.dir));
     } catch (e) {
+      // a removal stopped part way: say what is left, never the bytes it meant to delete
+      const left = exists(real) ? `; ${humanBytes(leftBytes(real))} of it is still there` : "";
       steps.push({
         ok: false,
         label: "purge",
-        text: `${purge.dir} could not be deleted: ${(e as Error).message}`,
+        text: `${real} could not be deleted: ${(e as Error).message}${left}`,
       });
     } finally {
       try {
