@@ -7,6 +7,8 @@ import { configFile, type Env, normaliseUserPath } from "./paths.ts";
 import { ConfigError } from "./errors.ts";
 import {
   BRIEF_CHARS_DEFAULT,
+  CONFIG_BYTES_MAX,
+  CONFIG_ERROR_CHARS,
   INJECTION_CHARS_CAP,
   PROMPT_CHARS_DEFAULT,
   SNAPSHOT_INTERVAL_HOURS_DEFAULT,
@@ -59,8 +61,14 @@ export function defaultConfig(path: string): Config {
 
 type Table = Record<string, unknown>;
 
+/** One short line: a parser's excerpt of a huge or deeply nested line is cut, never echoed whole. */
+export function oneLine(text: string, max = CONFIG_ERROR_CHARS): string {
+  const flat = text.replace(/[\r\n]+/g, " ");
+  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
+}
+
 function invalid(path: string, detail: string): ConfigError {
-  return new ConfigError(`${path} is not valid TOML: ${detail}`);
+  return new ConfigError(`${path} is not valid TOML: ${oneLine(detail)}`);
 }
 
 function tomlDetail(e: TomlError): string {
@@ -139,14 +147,70 @@ function isTable(v: unknown): v is Table {
 /** Reads terminus.toml from the config directory; a missing file means every default. */
 export function loadConfig(env: Env): Config {
   const path = configFile(env);
-  let text: string;
+  const text = readConfigText(path);
+  return text === null ? defaultConfig(path) : parseConfig(text, path, env);
+}
+
+/**
+ * The file's text, or null when there is none. Anything but a regular file (a FIFO would block
+ * the open itself, a device could stream forever) is refused before it is opened, and at most
+ * CONFIG_BYTES_MAX + 1 bytes are read, so neither a hook nor a command can hang or stall here.
+ */
+export function readConfigText(path: string): string | null {
+  const refuse = (why: string) => new ConfigError(oneLine(`${path} ${why}`));
+  let info: Deno.FileInfo;
   try {
-    text = Deno.readTextFileSync(path);
+    info = Deno.statSync(path);
   } catch (e) {
-    if (e instanceof Deno.errors.NotFound) return defaultConfig(path);
-    throw new ConfigError(`${path} cannot be read: ${(e as Error).message}`);
+    if (e instanceof Deno.errors.NotFound) return null;
+    throw refuse(`cannot be read: ${(e as Error).message}`);
   }
-  return parseConfig(text, path, env);
+  if (!info.isFile) {
+    throw refuse(
+      `is not a regular file (${
+        kindOf(info)
+      }); terminus.toml must be a plain file, so it was not read`,
+    );
+  }
+  const tooBig = refuse(
+    `is larger than ${
+      CONFIG_BYTES_MAX / 1024 / 1024
+    } MiB, the most a configuration file may be; it was not read`,
+  );
+  if (info.size > CONFIG_BYTES_MAX) throw tooBig;
+  let f: Deno.FsFile;
+  try {
+    f = Deno.openSync(path, { read: true });
+  } catch (e) {
+    throw refuse(`cannot be read: ${(e as Error).message}`);
+  }
+  try {
+    // checked again on the open file: the name may have been swapped since the stat
+    if (!f.statSync().isFile) throw refuse("is not a regular file; it was not read");
+    const buf = new Uint8Array(CONFIG_BYTES_MAX + 1);
+    let n = 0;
+    while (n < buf.length) {
+      const got = f.readSync(buf.subarray(n));
+      if (got === null || got === 0) break;
+      n += got;
+    }
+    if (n > CONFIG_BYTES_MAX) throw tooBig;
+    return new TextDecoder().decode(buf.subarray(0, n));
+  } catch (e) {
+    if (e instanceof ConfigError) throw e;
+    throw refuse(`cannot be read: ${(e as Error).message}`);
+  } finally {
+    f.close();
+  }
+}
+
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a folder";
+  if (info.isFifo) return "a FIFO";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSocket) return "a socket";
+  return "not a file";
 }
 
 export function parseConfig(text: string, path: string, env: Env): Config {

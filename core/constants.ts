@@ -265,3 +265,11 @@ export const TOMBSTONE_HEAD_BYTES = 4096;
 export const CHANGES_CONTEXT_LINES = 3;
 /** `sessions show` folds an edit's inline diff to this many lines unless --full. */
 export const SHOW_DIFF_LINES = 40;
+
+/**
+ * terminus.toml is read only from a regular file and at most this many bytes (issue 26: a
+ * FIFO hung every hook, a 17 MB file took 11 s to parse on every hook). Its error is one line
+ * of at most CONFIG_ERROR_CHARS characters: a deeply nested file once printed 600 KB.
+ */
+export const CONFIG_BYTES_MAX = 1024 * 1024;
+export const CONFIG_ERROR_CHARS = 240;

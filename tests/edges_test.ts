@@ -40,3 +40,60 @@ Deno.test("uninstall --purge through a symlinked data dir deletes what the link 
   assert.equal(await exists(sb.data), false, "the link stays");
   assert.match(r.out, new RegExp(`deleted ${real}.*and the link`));
 });
+
+/**
+ * Runs the CLI with a generous guard: a command that blocks (on main, a FIFO's open) is killed
+ * after a minute and the test fails on that, instead of hanging the suite. Nothing is timed.
+ */
+async function guarded(sb: Sandbox, args: string[], stdin?: string) {
+  const { cliArgs } = await import("./helpers.ts");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: cliArgs(args),
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(60_000),
+  }).spawn();
+  if (stdin !== undefined) {
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(stdin)).catch(() => {});
+    await w.close().catch(() => {});
+  }
+  const o = await child.output();
+  const dec = new TextDecoder();
+  return { code: o.code, signal: o.signal, out: dec.decode(o.stdout), err: dec.decode(o.stderr) };
+}
+
+Deno.test("a FIFO at terminus.toml is refused by name: no command or hook blocks on it", async () => {
+  await using sb = await sandbox();
+  const fifo = join(sb.config, "terminus.toml");
+  const mk = await new Deno.Command("mkfifo", { args: [fifo] }).output();
+  assert.equal(mk.code, 0);
+  const status = await guarded(sb, ["status"]);
+  assert.equal(status.signal, null, "status blocked on the FIFO");
+  assert.equal(status.code, 1, status.err);
+  assert.match(status.err, /terminus\.toml is not a regular file \(a FIFO\)/);
+  const h = await guarded(sb, ["hook", "SessionStart"], "{}");
+  assert.equal(h.signal, null, "the hook blocked on the FIFO");
+  assert.equal(h.code, 0, h.err);
+});
+
+Deno.test("terminus.toml over 1 MiB is refused unread; a deeply nested one gets one short error line", async () => {
+  await using sb = await sandbox();
+  const path = join(sb.config, "terminus.toml");
+  await Deno.writeTextFile(path, "# pad\n" + `roots = []\n` + "#".repeat(2 * 1024 * 1024) + "\n");
+  const big = await runCli(sb, ["status"]);
+  assert.equal(big.code, 1, big.err);
+  assert.match(big.err, /larger than 1 MiB/);
+
+  await Deno.writeTextFile(path, "a = " + "[".repeat(200_000) + "]".repeat(200_000) + "\n");
+  const nested = await runCli(sb, ["status"]);
+  assert.equal(nested.code, 1, nested.err);
+  const lines = nested.err.trimEnd().split("\n");
+  assert.equal(lines.length, 1, nested.err.slice(0, 500));
+  assert.ok(lines[0].length < 400, `${lines[0].length} characters`);
+  assert.match(lines[0], /terminus\.toml is not valid TOML: .*nested/);
+});
