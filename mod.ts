@@ -6,7 +6,7 @@ import { find, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
-import { UsageError } from "./core/errors.ts";
+import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
 import {
   type Chunk,
@@ -190,7 +190,7 @@ async function main(argv: string[]): Promise<number> {
     if (e instanceof UsageError) misuse(e.message, cmd);
     result = outcome(cmd.name, cmd.empty(parsed), {
       ok: false,
-      reason: (e as Error).message,
+      reason: errorText(e),
       exitCode: 1,
     });
   }

@@ -24,8 +24,16 @@ export function scopeOf(ctx: Context, db: Db, r: Resolved, values: Values): Scop
   return resolveScope(db, r.cfg, ctx.cwd, values.project as string | undefined);
 }
 
-/** A whole number flag; `min` is the smallest accepted value. */
-export function wholeFlag(values: Values, name: string, min: number): number | null {
+/**
+ * A whole number flag; `min` is the smallest accepted value. `max`, where given, caps it: any
+ * larger whole number, however many digits, is taken as `max` (search's limit, as the guide says).
+ */
+export function wholeFlag(
+  values: Values,
+  name: string,
+  min: number,
+  max?: number,
+): number | null {
   const v = values[name];
   if (v === undefined) return null;
   const s = String(v);
@@ -33,6 +41,7 @@ export function wholeFlag(values: Values, name: string, min: number): number | n
     throw new UsageError(`--${name} takes a whole number of ${min} or more; '${s}' is negative`);
   }
   if (!/^\d+$/.test(s)) throw new UsageError(`--${name} takes a whole number; '${s}' is not one`);
+  if (max !== undefined && BigInt(s) > BigInt(max)) return max;
   const n = Number(s);
   // Past 2^53 a number no longer names itself exactly: refuse it rather than round it.
   if (!Number.isSafeInteger(n)) {

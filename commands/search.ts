@@ -120,7 +120,7 @@ export const command: Command = {
     }
     const since = boundFlag("--since", str(a.values, "since"), "start");
     const until = boundFlag("--until", str(a.values, "until"), "end");
-    const limitArg = wholeFlag(a.values, "limit", 1);
+    const limitArg = wholeFlag(a.values, "limit", 1, SEARCH_LIMIT_MAX);
     const limit = Math.min(limitArg ?? SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX);
     const q = parseQuery(a.positionals.join(" "));
     const empty = { query: q.text, truncated: q.truncated, hits: [] as unknown[] };

@@ -87,6 +87,13 @@ export const FTS_BODY_MAX_BYTES = 256 * 1024;
 export const FTS_EXPANSION_MAX_BYTES = 128 * 1024;
 /** The longest string of a tool result's structured copy indexed beside the result's text. */
 export const FTS_RESULT_COPY_MAX_CHARS = 512;
+
+/**
+ * The longest search word, in UTF-16 units. Three UTF-8 bytes a unit at most keeps its title
+ * match well inside SQLite's 50,000-byte LIKE pattern limit, which otherwise answers a long
+ * word with "LIKE or GLOB pattern too complex".
+ */
+export const QUERY_WORD_CHARS_MAX = 10_000;
 export const MAX_QUERY_TOKENS = 32;
 /** `sessions browse` matches the word being typed as a prefix once it has this many characters. */
 export const BROWSE_PREFIX_MIN_CHARS = 3;

@@ -28,3 +28,17 @@ export class NotFoundError extends TerminusError {}
 export function noStoreYet(store: string): string {
   return `no store yet at ${store}; terminus backfill archives the transcripts already on disk`;
 }
+
+/**
+ * An error's message for a person. The runtime answers a read of /proc, /dev or /sys (paths it
+ * guards even with read permission) with advice to run with every permission; Terminus never
+ * does, so that advice is replaced with what is true.
+ */
+export function errorText(e: unknown): string {
+  const msg = e instanceof Error ? e.message : String(e);
+  const m = /^Requires all access to "([^"]*)", run again with the --allow-all flag/.exec(msg);
+  if (m) {
+    return `${m[1]} is a system path (below /proc, /dev or /sys) that Terminus does not read`;
+  }
+  return msg;
+}

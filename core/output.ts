@@ -67,12 +67,15 @@ export function terminalColumns(): number | null {
   }
 }
 
-// deno-lint-ignore no-control-regex
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
+const CONTROLS =
+  // deno-lint-ignore no-control-regex
+  /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * Tab and newline pass; every other C0 control, DEL and the C1 controls (U+0080–U+009F, which
- * some terminals obey too: U+009B is a one-character CSI) print as a \u00XX escape.
+ * some terminals obey too: U+009B is a one-character CSI) print as a \u00XX escape. So do the
+ * bidirectional controls (U+061C, U+200E/F, U+202A–E, U+2066–9): a right-to-left override in
+ * a title would reorder the rest of the line, making the text read as something it is not.
  */
 export function escapeControls(s: string): string {
   return s.replace(

@@ -97,3 +97,35 @@ Deno.test("terminus.toml over 1 MiB is refused unread; a deeply nested one gets 
   assert.ok(lines[0].length < 400, `${lines[0].length} characters`);
   assert.match(lines[0], /terminus\.toml is not valid TOML: .*nested/);
 });
+
+Deno.test("human output escapes bidi controls as it does C1: a right-to-left override prints as \\u202e", async () => {
+  await using sb = await sandbox();
+  await oneSession(sb, "evil \u202Etxt.exe\u202C and \u2066isolate\u2069 bidi");
+  await cliOk(sb, ["ingest"]);
+  const r = await cliOk(sb, ["search", "--project", "*", "bidi"]);
+  assert.match(r.out, /evil \\u202etxt\.exe\\u202c and \\u2066isolate\\u2069 bidi/);
+  assert.doesNotMatch(r.out, /[\u202A-\u202E\u2066-\u2069]/);
+});
+
+Deno.test("search: --limit above 2^53 is taken as 50; a word over 10,000 characters is refused by name", async () => {
+  await using sb = await sandbox();
+  await oneSession(sb, "hello limits");
+  await cliOk(sb, ["ingest"]);
+  const r = await runCli(sb, ["search", "--project", "*", "--limit", "9".repeat(40), "hello"]);
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /hello limits/);
+  const long = "a".repeat(60_000);
+  const w = await runCli(sb, ["search", "--project", "*", long]);
+  assert.equal(w.code, 2, w.err.slice(0, 300));
+  assert.equal(w.out, "");
+  assert.match(w.err, /a search word is 60000 characters long .*the longest searched is 10000/);
+  assert.doesNotMatch(w.err, /LIKE or GLOB/);
+});
+
+Deno.test("a /proc root's message names the system path, never --allow-all", async () => {
+  await using sb = await sandbox();
+  await Deno.writeTextFile(join(sb.config, "terminus.toml"), `roots = ["/proc"]\n`);
+  const r = await runCli(sb, ["ingest"]);
+  assert.doesNotMatch(r.err, /allow-all/);
+  assert.match(r.err, /\/proc\/projects is a system path/);
+});

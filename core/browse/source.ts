@@ -71,7 +71,12 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
         if (p) return { sessions: [], problem: `+${t}: ${p}` };
       }
       // the word still being typed (nothing after it yet) matches as a prefix
-      const parsed = parseQuery(words.filter((w) => !w.startsWith("+")).join(" "));
+      let parsed;
+      try {
+        parsed = parseQuery(words.filter((w) => !w.startsWith("+")).join(" "));
+      } catch (e) {
+        return { sessions: [], problem: (e as Error).message };
+      }
       const q = /\s$/.test(text) || words.at(-1)?.startsWith("+") ? parsed : asPrefix(parsed);
       if (!q.match) {
         const rows = listSessions(i.db, vis, { tags, limit: LIST_MAX, durations: false });

@@ -3,7 +3,8 @@
  * deduplicated case-insensitively, the first 32 kept, each double-quoted, joined with AND.
  * Words the person put between double quotes are one FTS5 phrase: they match only in order.
  */
-import { BROWSE_PREFIX_MIN_CHARS, MAX_QUERY_TOKENS } from "../constants.ts";
+import { BROWSE_PREFIX_MIN_CHARS, MAX_QUERY_TOKENS, QUERY_WORD_CHARS_MAX } from "../constants.ts";
+import { UsageError } from "../errors.ts";
 
 const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
 /** unicode61 makes a token only of letters and digits: a run of marks alone is no word. */
@@ -83,8 +84,21 @@ function segments(text: string): { quoted: boolean; text: string }[] {
   return out;
 }
 
+/** Why the query cannot be searched as typed (a kept word too long), or null. */
+export function overlongWord(terms: string[]): string | null {
+  const long = terms.find((t) => t.length > QUERY_WORD_CHARS_MAX);
+  return long === undefined
+    ? null
+    : `a search word is ${long.length} characters long (it starts ${
+      JSON.stringify(long.slice(0, 16))
+    }); the longest searched is ${QUERY_WORD_CHARS_MAX}`;
+}
+
+/** Throws UsageError for a word over QUERY_WORD_CHARS_MAX (see overlongWord). */
 export function parseQuery(text: string): Query {
   const { terms, truncated } = keepTerms(eachToken(text));
+  const long = overlongWord(terms);
+  if (long) throw new UsageError(long);
   const folded = terms.map((t) => t.toLowerCase());
   const kept = new Set(folded);
   // a phrase is words in double quotes; each of its words must also be among the kept terms

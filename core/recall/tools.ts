@@ -20,6 +20,7 @@ import {
 import { EVERY_PROJECT_MCP, resolveScope } from "./scope.ts";
 import type { Visibility } from "../store/query.ts";
 import { NO_WORDS_REASON, parseQuery } from "./query.ts";
+import { UsageError } from "../errors.ts";
 import { hitDoc, runSearch } from "./search.ts";
 import { contextWindow, emptyContext, readRecord, type RecordDoc, visibleTurn } from "./records.ts";
 import { normalisePath } from "../index/entities.ts";
@@ -118,7 +119,9 @@ async function answer(
   try {
     return { doc: await run(), misuse: false };
   } catch (e) {
-    if (e instanceof Misuse) return { doc: emptyDoc(e.message), misuse: true };
+    if (e instanceof Misuse || e instanceof UsageError) {
+      return { doc: emptyDoc(e.message), misuse: true };
+    }
     return { doc: emptyDoc((e as Error).message), misuse: false };
   }
 }

@@ -4,6 +4,7 @@
  * Folders are matched against `exclude` before any file in them is opened.
  */
 import { join } from "../posix.ts";
+import { errorText } from "../errors.ts";
 import { AGENT_JSONL, UUID_JSONL } from "./session_key.ts";
 
 export interface Found {
@@ -74,7 +75,7 @@ function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
   try {
     entries = listSorted(dir);
   } catch (e) {
-    out.problems.push(`${dir} cannot be listed: ${(e as Error).message}`);
+    out.problems.push(`${dir} cannot be listed: ${errorText(e)}`);
     return;
   }
   for (const ent of entries) {
@@ -97,7 +98,7 @@ export function discover(roots: string[], exclude: string[]): Discovery {
       folders = listSorted(projects);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) continue; // a root with no sessions yet
-      out.problems.push(`${projects} cannot be listed: ${(e as Error).message}`);
+      out.problems.push(`${projects} cannot be listed: ${errorText(e)}`);
       continue;
     }
     for (const f of folders) {
@@ -111,7 +112,7 @@ export function discover(roots: string[], exclude: string[]): Discovery {
       try {
         entries = listSorted(folder);
       } catch (e) {
-        out.problems.push(`${folder} cannot be listed: ${(e as Error).message}`);
+        out.problems.push(`${folder} cannot be listed: ${errorText(e)}`);
         continue;
       }
       for (const ent of entries) {
