@@ -32,11 +32,14 @@ export function replaceAtomically(path: string, fill: (tmp: string) => void): vo
 export function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  { mode, sync = false }: { mode: number; sync?: boolean },
+  { mode, sync = false, sweep = false }: { mode: number; sync?: boolean; sweep?: boolean },
 ): void {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  // `sweep`: first remove what a writer of this same file killed before its rename left (a
+  // listing of the folder, so not for the hook's many-file state folder, which the pass sweeps)
+  if (sweep) sweepLeftovers(dirname(path), tempOf(path.slice(dirname(path).length + 1)));
   replaceAtomically(path, (tmp) => {
-    const f = Deno.openSync(tmp, { write: true, createNew: true, mode });
+    const f = createLocked(tmp, mode);
     try {
       let off = 0;
       while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
@@ -61,4 +64,59 @@ export function syncDir(dir: string): void {
   } catch {
     // not every system lets a folder be opened for sync; the files themselves are synced
   }
+}
+
+/** Matches the temporary names replaceAtomically gives `name` (any pid's). */
+export function tempOf(name: string): (n: string) => boolean {
+  const prefix = `.${name}.tmp-`;
+  return (n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length));
+}
+
+/** Any file's temporary name from replaceAtomically. */
+export const anyTemp = (n: string): boolean => /^\..+\.tmp-\d+$/.test(n);
+
+/**
+ * Creates `path` (it must not exist) for writing and takes an exclusive OS lock on it at once,
+ * held until the handle is closed. The lock is how a later run tells a temporary file that a
+ * live writer is still filling from one a killed writer left: the OS drops a dead holder's lock.
+ */
+export function createLocked(path: string, mode: number): Deno.FsFile {
+  const f = Deno.openSync(path, { write: true, createNew: true, mode });
+  try {
+    f.lockSync(true);
+  } catch { /* a filesystem without locks: the file is still written, only never swept */ }
+  return f;
+}
+
+/**
+ * Removes the regular files in `dir` that `match` names and no live process holds locked
+ * (see createLocked): what a writer killed before its rename left. Returns what it removed.
+ */
+export function sweepLeftovers(dir: string, match: (name: string) => boolean): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = [...Deno.readDirSync(dir)].filter((e) => e.isFile && match(e.name)).map((e) => e.name);
+  } catch {
+    return removed; // no folder yet, or not listable: nothing of ours to find
+  }
+  for (const n of names) {
+    const p = `${dir}/${n}`;
+    let f: Deno.FsFile;
+    try {
+      f = Deno.openSync(p, { read: true, write: true });
+    } catch {
+      continue;
+    }
+    try {
+      if (!f.tryLockSync(true)) continue; // a live writer is filling it
+      Deno.removeSync(p);
+      removed.push(p);
+    } catch {
+      /* gone meanwhile, or not ours to remove */
+    } finally {
+      f.close();
+    }
+  }
+  return removed;
 }

@@ -166,3 +166,76 @@ Deno.test("the resume brief neutralises both tags and every lookalike; only its 
   assert.equal(read.match(/<\s*\/\s*terminus-recall\s*>/g)?.length, 1, text);
   assert.ok(text.includes("[/terminus-recall]") && text.includes("[terminus-recall]"), text);
 });
+
+Deno.test("sessions restore refuses a symlinked project folder on the way and writes nothing through it", async () => {
+  await using sb = await sandbox();
+  const file = await oneSession(sb);
+  await cliOk(sb, ["ingest"]);
+  const folder = join(sb.claude, "projects", CWD.replace(/[^A-Za-z0-9]/g, "-"));
+  await Deno.remove(folder, { recursive: true });
+  const elsewhere = join(sb.dir, "elsewhere");
+  await Deno.mkdir(elsewhere);
+  await Deno.symlink(elsewhere, folder);
+  const r = await runCli(sb, ["sessions", "restore", SESSION]);
+  assert.equal(r.code, 1, r.out + r.err);
+  assert.match(r.err, /is a symbolic link; restore does not write through it/);
+  assert.deepEqual([...Deno.readDirSync(elsewhere)], [], "a file was written through the link");
+  assert.equal(await exists(file), false);
+});
+
+/** strace is how a kill lands on an exact syscall; a machine without it skips with a message. */
+const STRACE = (() => {
+  try {
+    return new Deno.Command("strace", { args: ["-V"], stdout: "null", stderr: "null" })
+      .outputSync().success;
+  } catch {
+    return false;
+  }
+})();
+if (!STRACE) console.error("edges_test: strace is not installed; the SIGKILL tests are skipped");
+
+/** The CLI under strace, SIGKILLed at the `when`th call of `syscall` (the first by default). */
+async function killedAt(sb: Sandbox, args: string[], syscall: string, when = 1) {
+  const { cliArgs } = await import("./helpers.ts");
+  const o = await new Deno.Command("strace", {
+    args: [
+      "-f",
+      "-qq",
+      "-o",
+      "/dev/null",
+      "-e",
+      `trace=${syscall}`,
+      "-e",
+      `inject=${syscall}:signal=KILL:when=${when}`,
+      Deno.execPath(),
+      ...cliArgs(args),
+    ],
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: o.code, err: new TextDecoder().decode(o.stderr) };
+}
+
+Deno.test({
+  name: "a restore SIGKILLed before its rename leaves a temp file; the next restore removes it",
+  ignore: !STRACE,
+  async fn() {
+    await using sb = await sandbox();
+    const file = await oneSession(sb);
+    const want = await Deno.readFile(file);
+    await cliOk(sb, ["ingest"]);
+    await Deno.remove(file);
+    const folder = join(sb.claude, "projects", CWD.replace(/[^A-Za-z0-9]/g, "-"));
+    const k = await killedAt(sb, ["sessions", "restore", SESSION], "rename");
+    assert.notEqual(k.code, 0, k.err);
+    const left = [...Deno.readDirSync(folder)].map((e) => e.name);
+    assert.ok(left.some((n) => /^\..*\.restore-\d+$/.test(n)), `no temp left: ${left}`);
+    await cliOk(sb, ["sessions", "restore", SESSION]);
+    assert.deepEqual([...Deno.readDirSync(folder)].map((e) => e.name), [`${SESSION}.jsonl`]);
+    assert.deepEqual(await Deno.readFile(file), want);
+  },
+});

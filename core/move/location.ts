@@ -21,6 +21,6 @@ export function recordDataLocation(env: Env, path: string): string {
   const dir = configDir(env);
   Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
   const file = join(dir, DATA_LOCATION_FILE);
-  writeFileAtomic(file, path + "\n", { mode: FILE_MODE, sync: true });
+  writeFileAtomic(file, path + "\n", { mode: FILE_MODE, sync: true, sweep: true });
   return file;
 }

@@ -9,6 +9,7 @@
  */
 import { basename, dirname, join, resolve } from "../posix.ts";
 import { covers } from "../paths.ts";
+import { createLocked, sweepLeftovers } from "../fs.ts";
 import { DIR_MODE, FILE_MODE, LINEAGE_MARK } from "../constants.ts";
 import { NotFoundError, PathError, TerminusError } from "../errors.ts";
 import type { Db } from "../store/db.ts";
@@ -116,6 +117,8 @@ export function planRestore(
   const sidecars = listSessions(db, vis, { parentKey: row.session_key });
   const files: RestorePlan["files"] = [];
   const add = (path: string, data: Uint8Array) => {
+    const linked = linkOnTheWay(config, path);
+    if (linked) throw new TerminusError(linked);
     const same = sameBytes(path, data);
     if (same === false) {
       throw new TerminusError(
@@ -144,6 +147,32 @@ export function planRestore(
   return { config, files, resume: resumeCommand(row) };
 }
 
+/**
+ * The first folder between the config folder and `path` that is a symbolic link, as a refusal,
+ * or null. Writing through one would put the transcript wherever the link leads, outside the
+ * folder restore was pointed at; the target file itself is checked by sameBytes.
+ */
+function linkOnTheWay(config: string, path: string): string | null {
+  const parts = path.slice(config.length + 1).split("/").slice(0, -1);
+  let at = config;
+  for (const p of parts) {
+    at = join(at, p);
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(at);
+    } catch {
+      return null; // missing from here down: restore creates real folders
+    }
+    if (info.isSymlink) {
+      return `${at} is a symbolic link; restore does not write through it (replace it with a real folder to restore)`;
+    }
+  }
+  return null;
+}
+
+/** What a restore killed before its renames left beside a target: `.<name>.restore-<pid>`. */
+const RESTORE_TEMP = /^\..+\.restore-\d+$/;
+
 /** Folders from `dir` up to (not including) `stop` that do not exist yet, outermost first. */
 function missingFolders(dir: string, stop: string): string[] {
   const out: string[] = [];
@@ -164,8 +193,15 @@ export function writeRestore(plan: RestorePlan): void {
   const made: string[] = [];
   const partials: { tmp: string; path: string }[] = [];
   const placed: string[] = [];
+  const open: Deno.FsFile[] = [];
+  // leftovers of killed restores in these folders go first; a live restore's are locked
+  for (const d of new Set(plan.files.map((f) => dirname(f.path)))) {
+    sweepLeftovers(d, (n) => RESTORE_TEMP.test(n));
+  }
   try {
     for (const f of todo) {
+      const linked = linkOnTheWay(plan.config, f.path);
+      if (linked) throw new Error(linked);
       for (const d of missingFolders(dirname(f.path), plan.config)) {
         Deno.mkdirSync(d, { mode: DIR_MODE });
         Deno.chmodSync(d, DIR_MODE); // the umask may have narrowed or widened it
@@ -173,7 +209,11 @@ export function writeRestore(plan: RestorePlan): void {
       }
       const tmp = join(dirname(f.path), `.${basename(f.path)}.restore-${Deno.pid}`);
       partials.push({ tmp, path: f.path });
-      Deno.writeFileSync(tmp, f.data, { mode: FILE_MODE, createNew: true });
+      // held locked until the renames, so a concurrent restore's sweep leaves it alone
+      const h = createLocked(tmp, FILE_MODE);
+      open.push(h);
+      let off = 0;
+      while (off < f.data.length) off += h.writeSync(f.data.subarray(off));
       Deno.chmodSync(tmp, FILE_MODE);
     }
     for (const p of partials) {
@@ -198,5 +238,7 @@ export function writeRestore(plan: RestorePlan): void {
       } catch { /* not empty: something else put a file there */ }
     }
     throw new TerminusError(`cannot restore into ${plan.config}: ${(e as Error).message}`);
+  } finally {
+    for (const h of open) h.close();
   }
 }

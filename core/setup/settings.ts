@@ -230,5 +230,5 @@ export function writeAtomic(linkOrPath: string, text: string, fallbackMode = 0o6
     if (m !== null) mode = m & 0o7777;
   } catch { /* a new file */ }
   makeDirs(dirname(path));
-  writeFileAtomic(path, text, { mode });
+  writeFileAtomic(path, text, { mode, sweep: true });
 }
