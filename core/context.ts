@@ -5,6 +5,7 @@
 import { type Env, processEnv } from "./paths.ts";
 import { HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
+import { type Conversation, terminal } from "./conversation.ts";
 
 export interface Context {
   env: Env;
@@ -14,6 +15,8 @@ export interface Context {
   self: string[];
   /** Progress for long work, when a person is watching a terminal; absent otherwise. */
   progress?: ProgressFactory;
+  /** Where a command that talks as it goes (data move) says, warns and asks. */
+  io?: Conversation;
 }
 
 export function processContext(): Context {
@@ -27,6 +30,7 @@ export function processContext(): Context {
   return {
     env: processEnv,
     cwd,
+    io: terminal,
     // worked out only by the commands that start the program again (about 0.7 ms of
     // permission queries and path lookups, which a search or a hook would pay for nothing)
     get self() {

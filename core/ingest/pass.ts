@@ -53,6 +53,7 @@ import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
 import { migrateAgentKeys } from "./migrate.ts";
+import { clearLeftovers } from "./leftovers.ts";
 import { missingTranscript } from "./missing.ts";
 import { type FtsRow, insertFts } from "../store/derived.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
@@ -577,6 +578,9 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   for (const at of begun.died) {
     pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
   }
+  const left = clearLeftovers(input.dataDir);
+  pass.notes.push(...left.notes);
+  pass.errors.push(...left.errors);
   const problems: string[] = [];
   const run: RunRow = {
     startedAt: now.toISOString(),

@@ -1,0 +1,25 @@
+/**
+ * What killed writers left that the pass clears as it starts, holding the ingest lock: an
+ * interrupted data move into this directory (core/move/leftover.ts) and the hooks' temporary
+ * state files (a hook killed between writing and renaming one; none is swept while its writer
+ * still holds it locked).
+ */
+import { join } from "../posix.ts";
+import { anyTemp, sweepLeftovers } from "../fs.ts";
+import { STATE_DIR } from "../inject/state.ts";
+import { finishInterruptedMove } from "../move/leftover.ts";
+
+export function clearLeftovers(dataDir: string): { notes: string[]; errors: string[] } {
+  const notes: string[] = [];
+  const errors: string[] = [];
+  try {
+    notes.push(...finishInterruptedMove(dataDir));
+  } catch (e) {
+    errors.push(`an interrupted data move could not be finished: ${(e as Error).message}`);
+  }
+  const swept = sweepLeftovers(join(dataDir, STATE_DIR), anyTemp);
+  if (swept.length) {
+    notes.push(`${swept.length} temporary hook state file(s) a killed hook left were removed`);
+  }
+  return { notes, errors };
+}
