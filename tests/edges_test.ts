@@ -194,30 +194,39 @@ const STRACE = (() => {
 })();
 if (!STRACE) console.error("edges_test: strace is not installed; the SIGKILL tests are skipped");
 
-/** The CLI under strace, SIGKILLed at the `when`th call of `syscall` (the first by default). */
-async function killedAt(sb: Sandbox, args: string[], syscall: string, when = 1) {
+/**
+ * The CLI under strace, SIGKILLed on entry to the `when`th call of `syscall` (the first by
+ * default); with `path`, only calls naming that path count.
+ */
+async function killedAt(
+  sb: Sandbox,
+  args: string[],
+  syscall: string,
+  o: { when?: number; path?: string; env?: Record<string, string> } = {},
+) {
   const { cliArgs } = await import("./helpers.ts");
-  const o = await new Deno.Command("strace", {
+  const out = await new Deno.Command("strace", {
     args: [
       "-f",
       "-qq",
       "-o",
       "/dev/null",
+      ...(o.path ? ["-P", o.path] : []),
       "-e",
       `trace=${syscall}`,
       "-e",
-      `inject=${syscall}:signal=KILL:when=${when}`,
+      `inject=${syscall}:signal=KILL:when=${o.when ?? 1}`,
       Deno.execPath(),
       ...cliArgs(args),
     ],
     cwd: sb.dir,
-    env: sb.env,
+    env: o.env ?? sb.env,
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
-  return { code: o.code, err: new TextDecoder().decode(o.stderr) };
+  return { code: out.code, signal: out.signal, err: new TextDecoder().decode(out.stderr) };
 }
 
 Deno.test({
@@ -231,11 +240,137 @@ Deno.test({
     await Deno.remove(file);
     const folder = join(sb.claude, "projects", CWD.replace(/[^A-Za-z0-9]/g, "-"));
     const k = await killedAt(sb, ["sessions", "restore", SESSION], "rename");
-    assert.notEqual(k.code, 0, k.err);
+    assert.equal(k.signal, "SIGKILL", k.err);
     const left = [...Deno.readDirSync(folder)].map((e) => e.name);
     assert.ok(left.some((n) => /^\..*\.restore-\d+$/.test(n)), `no temp left: ${left}`);
     await cliOk(sb, ["sessions", "restore", SESSION]);
     assert.deepEqual([...Deno.readDirSync(folder)].map((e) => e.name), [`${SESSION}.jsonl`]);
     assert.deepEqual(await Deno.readFile(file), want);
   },
+});
+
+/** A sandbox whose data directory is where the data-location file says (no override). */
+async function recorded(
+  sb: Sandbox,
+  name = "old",
+): Promise<{ env: Record<string, string>; old: string }> {
+  const old = join(sb.dir, name);
+  const env = { ...sb.env };
+  delete (env as Record<string, string | undefined>).TERMINUS_DATA_DIR;
+  await Deno.writeTextFile(join(sb.config, "data-location"), old + "\n");
+  await oneSession(sb);
+  const r = await runCli(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: undefined } });
+  assert.equal(r.code, 0, r.err);
+  assert.ok(await exists(join(old, "terminus.db")));
+  return { env, old };
+}
+
+async function searchFinds(sb: Sandbox): Promise<void> {
+  const r = await runCli(sb, ["search", "--project", "*", "edges"], {
+    env: { TERMINUS_DATA_DIR: undefined },
+  });
+  assert.equal(r.code, 0, r.err);
+  assert.match(r.out, /hello from the edges/);
+}
+
+/**
+ * `data move` SIGKILLed on entering the rename that records the new location: the move renames
+ * each top-level entry out of its staging folder, then that one. (strace's -P does not match a
+ * rename's new name, so the renames are counted; a refused move first compiles the modules, so
+ * the runtime's own cache writes add none.)
+ */
+async function killedAtRecord(sb: Sandbox, env: Record<string, string>, old: string, neu: string) {
+  await runCli(sb, ["data", "move", old, "--yes"], { env: { TERMINUS_DATA_DIR: undefined } });
+  const entries = [...Deno.readDirSync(old)].length;
+  return await killedAt(sb, ["data", "move", neu, "--yes"], "rename", { when: entries + 1, env });
+}
+
+const noTemps = (dir: string) =>
+  [...Deno.readDirSync(dir)].map((e) => e.name).filter((n) => /\.tmp-\d+$/.test(n));
+
+// After the new location is recorded: at the old store's deletion, at its record's, at the old
+// folder's, at the new place's record's. Each leaves a stale copy or a record behind.
+const AFTER_RECORD: [string, string, (old: string, neu: string) => string][] = [
+  ["unlink", "the old store's deletion", (old) => join(old, "terminus.db")],
+  ["unlink", "the old record's deletion", (old) => join(old, ".terminus-moved-away")],
+  ["rmdir", "the old folder's removal", (old) => old],
+  [
+    "unlink",
+    "the new place's record",
+    (_o, neu) => join(neu, ".terminus-move.partial", "moved-from.json"),
+  ],
+];
+
+for (const [syscall, what, at] of AFTER_RECORD) {
+  for (const next of ["ingest", "data move"] as const) {
+    Deno.test({
+      name: `data move SIGKILLed at ${what} (${syscall}): the next ${next} removes what it left`,
+      ignore: !STRACE,
+      async fn() {
+        await using sb = await sandbox();
+        const { env, old } = await recorded(sb);
+        const neu = join(sb.dir, "new");
+        const k = await killedAt(sb, ["data", "move", neu, "--yes"], syscall, {
+          path: at(old, neu),
+          env,
+        });
+        assert.equal(k.signal, "SIGKILL", `the kill did not land: ${k.err}`);
+        assert.equal((await Deno.readTextFile(join(sb.config, "data-location"))).trim(), neu);
+        const r = next === "ingest"
+          ? await runCli(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: undefined } })
+          : await runCli(sb, ["data", "move", neu, "--yes"], {
+            env: { TERMINUS_DATA_DIR: undefined },
+          });
+        assert.equal(r.code, 0, r.out + r.err);
+        assert.equal(await exists(old), false, `the stale copy stays: ${r.out}${r.err}`);
+        assert.deepEqual(
+          [...Deno.readDirSync(neu)].map((e) => e.name).filter((n) => n.startsWith(".terminus")),
+          [],
+        );
+        await searchFinds(sb);
+      },
+    });
+  }
+}
+
+Deno.test({
+  name:
+    "data move SIGKILLed at recording the location: the rerun clears the temp record and the copy, and moves",
+  ignore: !STRACE,
+  async fn() {
+    await using sb = await sandbox();
+    const { env, old } = await recorded(sb);
+    const neu = join(sb.dir, "new");
+    const loc = join(sb.config, "data-location");
+    const k = await killedAtRecord(sb, env, old, neu);
+    assert.equal(k.signal, "SIGKILL", `the kill did not land: ${k.err}`);
+    assert.equal((await Deno.readTextFile(loc)).trim(), old, "the location changed");
+    assert.equal(noTemps(sb.config).length, 1, "the killed move left no temp record");
+    assert.ok(await exists(join(neu, ".terminus-move.partial")), "the copy is not staged");
+    // a pass meanwhile keeps the old place, which is still the data directory
+    await cliOk(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: undefined } });
+    const r = await runCli(sb, ["data", "move", neu, "--yes"], {
+      env: { TERMINUS_DATA_DIR: undefined },
+    });
+    assert.equal(r.code, 0, r.out + r.err);
+    assert.deepEqual(noTemps(sb.config), []);
+    assert.equal((await Deno.readTextFile(loc)).trim(), neu);
+    assert.equal(await exists(old), false);
+    await searchFinds(sb);
+  },
+});
+
+Deno.test("a data dir that never moved keeps its store even when a killed move's copy names it", async () => {
+  // the old place was written after the copy (the move never recorded its new place), so a
+  // later pass at the new place, pointed there by hand, must not delete it
+  await using sb = await sandbox();
+  const { env, old } = await recorded(sb);
+  const neu = join(sb.dir, "new");
+  const k = await killedAtRecord(sb, env, old, neu);
+  assert.equal(k.signal, "SIGKILL", k.err);
+  await Deno.writeTextFile(join(sb.config, "data-location"), neu + "\n");
+  await Deno.writeTextFile(join(old, "terminus.db-wal"), "");
+  const r = await runCli(sb, ["ingest"], { env: { TERMINUS_DATA_DIR: undefined } });
+  assert.equal(r.code, 0, r.err);
+  assert.ok(await exists(join(old, "terminus.db")), "the old store was deleted");
 });

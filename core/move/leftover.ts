@@ -143,12 +143,14 @@ export function finishInterruptedMove(dataDir: string): string[] {
   }
   if (gone) {
     if (rec.link !== null) removeLinkTo(rec.link, rec.from);
+    notes.push(`finished an earlier data move to ${dataDir}: its old copy was already deleted`);
   } else if (away !== null && canonical(away) === here && written <= marked) {
     deleteOldCopy(rec.from, rec.link);
     notes.push(`finished an earlier data move to ${dataDir}: deleted the old copy at ${rec.from}`);
   } else if (away === null && emptyDir(rec.from)) {
     Deno.removeSync(rec.from);
     if (rec.link !== null) removeLinkTo(rec.link, rec.from);
+    notes.push(`finished an earlier data move to ${dataDir}: removed the emptied ${rec.from}`);
   } else {
     notes.push(
       `an earlier data move to ${dataDir} left ${rec.from}, which was written to since or no longer names this place; it was kept: delete it by hand once you have checked it`,
