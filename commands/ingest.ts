@@ -56,6 +56,14 @@ export const command: Command = {
       });
     }
     const run = res.run!;
+    if (res.lost) {
+      return outcome("ingest", null, {
+        ok: false,
+        exitCode: 1,
+        reason: res.lost,
+        warnings: res.problems.filter((p) => p !== res.lost),
+      });
+    }
     const counts = [
       `${run.filesSeen} file(s) walked, ${run.filesCommitted} committed, ${run.filesFailed} failed, ${run.bytesRead} byte(s) read, ${run.turnsAdded} turn(s) added in ${run.durationMs} ms`,
     ];

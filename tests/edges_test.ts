@@ -374,3 +374,74 @@ Deno.test("a data dir that never moved keeps its store even when a killed move's
   assert.equal(r.code, 0, r.err);
   assert.ok(await exists(join(old, "terminus.db")), "the old store was deleted");
 });
+
+Deno.test({
+  name:
+    "a data dir removed during a pass: the pass exits 1 with the reason and nothing makes it again",
+  ignore: !STRACE,
+  async fn() {
+    await using sb = await sandbox();
+    await oneSession(sb);
+    // the store exists and holds no snapshot, so the next pass would take one (and, before the
+    // fix, make the removed folder again to hold it)
+    const toml = join(sb.config, "terminus.toml");
+    await Deno.writeTextFile(toml, "[snapshot]\nenabled = false\n");
+    await cliOk(sb, ["ingest"]);
+    await Deno.remove(toml);
+    const second = await writeTranscript(
+      sb.claude,
+      CWD,
+      "22222222-2222-4222-8222-222222222222.jsonl",
+      line("u2", "a second session"),
+    );
+    const { cliArgs } = await import("./helpers.ts");
+    // SIGSTOP at the open of the new transcript, with the store open: strace's own log says
+    // when the stop has landed, so the folder is pulled away at that exact point
+    const log = join(sb.dir, "strace.log");
+    const child = new Deno.Command("strace", {
+      args: [
+        "-f",
+        "-qq",
+        "-o",
+        log,
+        "-P",
+        second,
+        "-e",
+        "trace=openat",
+        "-e",
+        "inject=openat:signal=STOP:when=1",
+        Deno.execPath(),
+        ...cliArgs(["ingest"]),
+      ],
+      cwd: sb.dir,
+      env: sb.env,
+      clearEnv: true,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    const output = child.output();
+    let ended = false;
+    output.finally(() => ended = true);
+    let pid: number | null = null;
+    while (pid === null && !ended) {
+      const text = await Deno.readTextFile(log).catch(() => "");
+      const m = /^(\d+) --- stopped by SIGSTOP ---$/m.exec(text);
+      if (m) pid = Number(text.split(" ", 1)[0]);
+      else await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(pid !== null, "the pass ended without stopping at the open");
+    await Deno.remove(sb.data, { recursive: true });
+    while (!ended) {
+      try {
+        Deno.kill(pid, "SIGCONT");
+      } catch { /* exited */ }
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    const o = await output;
+    const err = new TextDecoder().decode(o.stderr);
+    assert.equal(o.code, 1, err);
+    assert.match(err, /the data directory .* was removed during the pass/);
+    assert.equal(await exists(sb.data), false, "the data directory was made again");
+  },
+});

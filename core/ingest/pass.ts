@@ -95,6 +95,8 @@ export interface PassResult {
   excludedOnly: boolean;
   /** `ingest <path>`: the file could not be archived. */
   onlyFailed: boolean;
+  /** The data directory was removed or replaced during the pass: why, for the exit-1 reason. */
+  lost?: string;
 }
 
 /** A session's facts taken while archiving it, valid while its stream is `streamLen` long. */
@@ -595,6 +597,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   };
   let excludedOnly = false;
   let onlyFailed = false;
+  const home = homeOf(input.dataDir);
 
   try {
     if (recoveryDue(db)) {
@@ -688,7 +691,10 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     );
   }
 
-  if (!input.only) {
+  // Removed mid-pass, the store is an unlinked file: every later step would write into nothing
+  // (and the snapshot would make the folder again), so the pass stops and says so.
+  let lost = homeLost(input.dataDir, home);
+  if (!input.only && !lost) {
     try {
       const n = resolveContinuations(db);
       if (n > 0) pass.notes.push(`${n} session(s) linked to the session they continue from`);
@@ -709,6 +715,8 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
   }
 
+  lost ??= homeLost(input.dataDir, home);
+  if (lost) pass.errors.push(lost);
   run.durationMs = Math.round(performance.now() - t0);
   run.error = pass.errors.length ? pass.errors.join("\n") : null;
   run.notes = pass.notes.length ? pass.notes.join("\n") : null;
@@ -716,7 +724,34 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   if (run.filesCommitted > 0) checkpoint(db);
   // every error the run row records is shown as well, a failed step's included
   const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
-  return { ran: true, run, problems: shown, excludedOnly, onlyFailed };
+  return { ran: true, run, problems: shown, excludedOnly, onlyFailed, lost: lost ?? undefined };
+}
+
+/** The data directory's and the store's identity as the pass starts. */
+function homeOf(dataDir: string): { dir: Deno.FileInfo | null; store: Deno.FileInfo | null } {
+  const info = (p: string) => {
+    try {
+      return Deno.statSync(p);
+    } catch {
+      return null;
+    }
+  };
+  return { dir: info(dataDir), store: info(storePath(dataDir)) };
+}
+
+/** Why the pass no longer writes where it started (the folder or store gone or replaced), or null. */
+function homeLost(dataDir: string, was: ReturnType<typeof homeOf>): string | null {
+  const now = homeOf(dataDir);
+  const same = (a: Deno.FileInfo | null, b: Deno.FileInfo | null) =>
+    a !== null && b !== null && a.dev === b.dev && a.ino === b.ino;
+  if (was.dir === null || was.store === null) return null; // nothing to compare with
+  if (now.dir === null) {
+    return `the data directory ${dataDir} was removed during the pass; what it archived is lost with it, and nothing was made again (the next pass starts a new store)`;
+  }
+  if (!same(was.dir, now.dir) || !same(was.store, now.store)) {
+    return `the data directory ${dataDir} was replaced during the pass (its store is not the one the pass opened); what it archived went to the old store`;
+  }
+  return null;
 }
 
 /** A store made before titles were kept reads them once from its blocks. */

@@ -62,7 +62,12 @@ export function snapshotDue(dataDir: string, intervalHours: number, now: Date): 
  */
 export async function takeSnapshot(db: Db, dataDir: string, now: Date): Promise<string> {
   const dir = snapshotDir(dataDir);
-  Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
+  // never `recursive`: a data directory removed during the pass must not be made again here
+  try {
+    Deno.mkdirSync(dir, { mode: DIR_MODE });
+  } catch (e) {
+    if (!(e instanceof Deno.errors.AlreadyExists)) throw e;
+  }
   for (const e of Deno.readDirSync(dir)) {
     // a copy a killed pass left half-written; we hold the ingest lock, so none is in progress
     if (e.isFile && e.name.startsWith("terminus-") && e.name.includes(PARTIAL)) {
