@@ -138,6 +138,9 @@ export class LineTransport implements Transport {
   #reader: ReadableStreamDefaultReader<Uint8Array> | null = null;
   #writing: Promise<void> = Promise.resolve();
   #closed = false;
+  /** Requests read and not yet answered, by id: stdin's end waits for their answers. */
+  #pending = new Set<string | number>();
+  #drained: (() => void) | null = null;
 
   constructor(
     readonly input: ReadableStream<Uint8Array> = Deno.stdin.readable,
@@ -160,13 +163,29 @@ export class LineTransport implements Transport {
           const r = readLine(e);
           if (r === null) continue;
           if ("reply" in r) void this.send(r.reply).catch(() => {});
-          else this.onmessage?.(r.message);
+          else {
+            const m = r.message as { id?: string | number; method?: string };
+            if (m.method !== undefined && m.id !== undefined) this.#pending.add(m.id);
+            this.onmessage?.(r.message);
+          }
         }
       }
     } catch (err) {
       if (!this.#closed) this.onerror?.(err instanceof Error ? err : new Error(String(err)));
     }
+    // A request sent just before stdin closed is still answered: the server closes only once
+    // every request it read has had its reply written.
+    if (this.#pending.size > 0 && !this.#closed) {
+      await new Promise<void>((resolve) => this.#drained = resolve);
+    }
     await this.close();
+  }
+
+  #answered(message: JSONRPCMessage): void {
+    const m = message as { id?: string | number; method?: string };
+    if (m.method !== undefined || m.id === undefined) return;
+    this.#pending.delete(m.id);
+    if (this.#pending.size === 0) this.#drained?.();
   }
 
   send(message: JSONRPCMessage): Promise<void> {
@@ -176,6 +195,8 @@ export class LineTransport implements Transport {
       for (let at = 0; at < bytes.length;) at += await this.output.write(bytes.subarray(at));
     });
     this.#writing = next.catch(() => {});
+    // settled only once written (or failed): the process may exit after the last one
+    void this.#writing.then(() => this.#answered(message));
     return next;
   }
 

@@ -445,3 +445,65 @@ Deno.test({
     assert.equal(await exists(sb.data), false, "the data directory was made again");
   },
 });
+
+/** `terminus mcp` fed `messages` in one write, stdin closed straight after; its reply lines. */
+async function mcpAtOnce(sb: Sandbox, messages: unknown[]): Promise<Record<string, unknown>[]> {
+  const { cliArgs } = await import("./helpers.ts");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: cliArgs(["mcp"]),
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(120_000),
+  }).spawn();
+  const w = child.stdin.getWriter();
+  await w.write(new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join("")));
+  await w.close();
+  const o = await child.output();
+  return new TextDecoder().decode(o.stdout).split("\n").filter((l) => l !== "").map((l) =>
+    JSON.parse(l)
+  );
+}
+
+Deno.test("mcp answers every request read before stdin's end, a tools/call sent just before it included", async () => {
+  await using sb = await sandbox();
+  await oneSession(sb, "hello mcp edges");
+  await cliOk(sb, ["ingest"]);
+  const init = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "t", version: "1" },
+    },
+  };
+  const call = (id: number, query: string) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name: "recall_search", arguments: { query, project: "*" } },
+  });
+  for (let run = 0; run < 3; run++) {
+    const replies = await mcpAtOnce(sb, [
+      init,
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+      call(2, "hello"),
+      call(3, "b".repeat(20_000)),
+    ]);
+    assert.deepEqual(replies.map((r) => r.id).sort(), [1, 2, 3], JSON.stringify(replies));
+    const two = replies.find((r) => r.id === 2) as {
+      result: { structuredContent?: unknown; content: { text: string }[] };
+    };
+    assert.match(two.result.content[0].text, /hello mcp edges/);
+    const three = replies.find((r) => r.id === 3) as {
+      result: { isError: boolean; content: { text: string }[] };
+    };
+    assert.equal(three.result.isError, true);
+    assert.match(three.result.content[0].text, /a search word is 20000 characters long/);
+  }
+});
