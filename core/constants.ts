@@ -280,3 +280,12 @@ export const SHOW_DIFF_LINES = 40;
  */
 export const CONFIG_BYTES_MAX = 1024 * 1024;
 export const CONFIG_ERROR_CHARS = 240;
+
+/**
+ * A pass that fails outright (a full disk refusing even its run row's update) writes why into
+ * a file of this many bytes, allocated while there was room, so the write needs no new space;
+ * the next pass reports that cause instead of "its process died".
+ */
+export const FAILURE_RECORD_BYTES = 4096;
+/** The largest store a reader on a full disk reads into memory instead (core/store/db.ts). */
+export const FULL_DISK_READ_MAX_BYTES = 512 * 1024 * 1024;

@@ -507,3 +507,87 @@ Deno.test("mcp answers every request read before stdin's end, a tools/call sent 
     assert.match(three.result.content[0].text, /a search word is 20000 characters long/);
   }
 });
+
+/** Mounts a 16 MiB tmpfs at `dir`; false (with a message) where the machine refuses. */
+async function tmpfs(dir: string): Promise<boolean> {
+  await Deno.mkdir(dir, { recursive: true });
+  try {
+    const o = await new Deno.Command("mount", {
+      args: ["-t", "tmpfs", "-o", "size=16m", "tmpfs", dir],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (o.success) return true;
+    console.error(`edges_test: no tmpfs (${new TextDecoder().decode(o.stderr).trim()}); skipped`);
+  } catch (e) {
+    console.error(`edges_test: no mount (${(e as Error).message}); skipped`);
+  }
+  return false;
+}
+
+/** Writes zeros to `path` until the disk refuses. */
+async function fill(path: string): Promise<void> {
+  const f = await Deno.open(path, { write: true, create: true });
+  const chunk = new Uint8Array(64 * 1024);
+  try {
+    while (true) await f.write(chunk);
+  } catch (e) {
+    if (!/No space left/.test((e as Error).message)) throw e;
+  } finally {
+    f.close();
+  }
+}
+
+Deno.test("a full disk (a real 16 MiB tmpfs): readers and hooks still read; a pass that failed is named for its cause; nothing is lost", async () => {
+  await using sb = await sandbox();
+  const disk = join(sb.dir, "disk");
+  if (!(await tmpfs(disk))) return;
+  try {
+    const data = join(disk, "data");
+    const opts = { env: { TERMINUS_DATA_DIR: data } };
+    await oneSession(sb);
+    await cliOk(sb, ["ingest"], opts);
+    const filler = join(disk, "filler");
+    await fill(filler);
+
+    const status = await runCli(sb, ["status"], opts);
+    assert.equal(status.code, 0, status.err);
+    const found = await runCli(sb, ["search", "--project", "*", "edges"], opts);
+    assert.equal(found.code, 0, found.err);
+    assert.match(found.out, /hello from the edges/);
+    const { hook, startPayload, additionalContext, settleDetached } = await import(
+      "./inject_helpers.ts"
+    );
+    const h = await hook(sb, ["SessionStart"], {
+      stdin: startPayload(SESSION, CWD),
+      env: opts.env,
+    });
+    assert.equal(h.code, 0, h.err);
+    assert.ok(additionalContext(h, "SessionStart"), h.out + h.err);
+    // the pass the hook started (it fails too, on the full disk) ends before the next one
+    await settleDetached({ ...sb, data });
+
+    await writeTranscript(
+      sb.claude,
+      CWD,
+      "33333333-3333-4333-8333-333333333333.jsonl",
+      line("u3", "written while the disk was full"),
+    );
+    const failed = await runCli(sb, ["ingest"], opts);
+    assert.equal(failed.code, 1, failed.out + failed.err);
+
+    await Deno.remove(filler);
+    const after = await runCli(sb, ["ingest"], opts);
+    assert.equal(after.code, 0, after.err);
+    assert.match(after.err, /the pass started at \S+ stopped/);
+    assert.doesNotMatch(after.err, /died or was killed/);
+    const both = await runCli(sb, ["search", "--project", "*", "full"], opts);
+    assert.match(both.out, /written while the disk was full/);
+    const first = await runCli(sb, ["search", "--project", "*", "edges"], opts);
+    assert.match(first.out, /hello from the edges/);
+  } finally {
+    const { settleDetached } = await import("./inject_helpers.ts");
+    await settleDetached({ ...sb, data: join(disk, "data") }).catch(() => {});
+    await new Deno.Command("umount", { args: [disk] }).output();
+  }
+});

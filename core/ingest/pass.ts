@@ -31,7 +31,7 @@ import {
   readsTrailingBlock,
   type SessionState,
 } from "../store/blocks.ts";
-import { beginRun, finishRun, progressRun, type RunRow } from "../store/runs.ts";
+import { beginRun, finishRun, progressRun, recordStopCause, type RunRow } from "../store/runs.ts";
 import {
   closeSessions,
   recoverWatermarks,
@@ -54,6 +54,7 @@ import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
 import { migrateAgentKeys } from "./migrate.ts";
 import { clearLeftovers } from "./leftovers.ts";
+import { reserveFailureRecord, takeFailureRecord, writeFailureRecord } from "./failure.ts";
 import { missingTranscript } from "./missing.ts";
 import { type FtsRow, insertFts } from "../store/derived.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
@@ -560,11 +561,19 @@ function nextLineage(key: string): string {
 
 /** Runs one pass. Returns `ran: false` at once when another process holds the lock. */
 export async function runPass(input: PassInput): Promise<PassResult> {
-  const r = await withLockedStore(
-    input.dataDir,
-    storePath(input.dataDir),
-    (db) => passUnderLock(db, input),
-  );
+  const now = input.now ?? new Date();
+  let r;
+  try {
+    r = await withLockedStore(
+      input.dataDir,
+      storePath(input.dataDir),
+      (db) => passUnderLock(db, { ...input, now }),
+    );
+  } catch (e) {
+    // the store refused even the run row (a full disk): the cause goes where it fits
+    writeFailureRecord(input.dataDir, now.toISOString(), (e as Error).message);
+    throw e;
+  }
   if (r === LOCK_HELD) {
     return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
   }
@@ -575,10 +584,23 @@ export async function runPass(input: PassInput): Promise<PassResult> {
 async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const now = input.now ?? new Date();
   const t0 = performance.now();
+  reserveFailureRecord(input.dataDir);
   const begun = beginRun(db, now.toISOString());
   const pass = new Pass(db, input);
+  const stopped = takeFailureRecord(input.dataDir);
   for (const at of begun.died) {
-    pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
+    if (stopped?.startedAt === at) {
+      const cause = `this pass stopped: ${stopped.error}`;
+      recordStopCause(db, at, cause);
+      pass.errors.push(`the pass started at ${at} stopped: ${stopped.error}`);
+    } else {
+      pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
+    }
+  }
+  if (stopped && !begun.died.includes(stopped.startedAt)) {
+    pass.errors.push(
+      `the pass started at ${stopped.startedAt} stopped before recording its run: ${stopped.error}`,
+    );
   }
   const left = clearLeftovers(input.dataDir);
   pass.notes.push(...left.notes);

@@ -12,6 +12,7 @@ import {
   DERIVED_SCHEMA,
   DIR_MODE,
   FILE_MODE,
+  FULL_DISK_READ_MAX_BYTES,
   READ_BUSY_PAUSE_MS,
   READ_BUSY_RETRIES,
   SESSIONS_SCHEMA,
@@ -268,24 +269,50 @@ export interface OpenRead {
 }
 
 /**
+ * A reader on a full disk: a WAL reader must grow the shared-memory file beside the store,
+ * which a full disk refuses ("disk I/O error"), and every reader and hook failed until space was
+ * freed. With the WAL empty the store file is whole, so it is read into memory instead (up to
+ * FULL_DISK_READ_MAX_BYTES; the runtime's permissions rule out SQLite's immutable mode). Null
+ * when this is not that case.
+ */
+function wholeWithoutWal(path: string, e: unknown): { db: Db; format: StoreFormat | null } | null {
+  if (!/disk I\/O error|unable to open|disk is full/i.test((e as Error).message)) return null;
+  try {
+    if (Deno.statSync(`${path}-wal`).size > 0) return null;
+  } catch { /* no WAL: the file is whole */ }
+  try {
+    if (Deno.statSync(path).size > FULL_DISK_READ_MAX_BYTES) return null;
+    const bytes = Deno.readFileSync(path);
+    // header bytes 18 and 19 say WAL; an in-memory copy reads as a rollback-journal file
+    if (bytes.length > 19 && bytes[18] === 2) bytes[18] = bytes[19] = 1;
+    const db = new DatabaseSync(":memory:");
+    db.deserialize(bytes);
+    return { db, format: readFormatPatiently(db) };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Opens an existing store read-only. Returns null when there is no store (nothing created).
  * Throws StoreError for a file that is not a Terminus store or is in another archive format.
  */
 export function openRead(path: string): OpenRead | null {
   if (!exists(path)) return null;
-  let db: Db;
+  let db!: Db;
+  let format: StoreFormat | null;
   try {
     db = new DatabaseSync(path, { readOnly: true });
     pragmas(db, BUSY_TIMEOUT_READ_MS);
-  } catch (e) {
-    throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
-  }
-  let format: StoreFormat | null;
-  try {
     format = readFormatPatiently(db);
   } catch (e) {
-    db.close();
-    throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
+    try {
+      db?.close();
+    } catch { /* never opened */ }
+    const whole = wholeWithoutWal(path, e);
+    if (!whole) throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
+    db = whole.db;
+    format = whole.format;
   }
   if (!format) {
     // a file SQLite cannot read at all says so, rather than passing for someone else's store

@@ -46,6 +46,15 @@ export function beginRun(db: Db, startedAt: string): { id: number; died: string[
   return { id, died };
 }
 
+/** The real cause of a pass that stopped, over the "died" mark beginRun gave its row. */
+export function recordStopCause(db: Db, startedAt: string, cause: string): void {
+  db.prepare("UPDATE runs SET error = ? WHERE started_at = ? AND error = ?").run(
+    cause,
+    startedAt,
+    DIED_MESSAGE,
+  );
+}
+
 export function finishRun(db: Db, id: number, r: RunRow): void {
   db.prepare(
     `UPDATE runs SET duration_ms = :durationMs, files_seen = :filesSeen,
