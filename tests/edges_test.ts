@@ -591,3 +591,56 @@ Deno.test("a full disk (a real 16 MiB tmpfs): readers and hooks still read; a pa
     await new Deno.Command("umount", { args: [disk] }).output();
   }
 });
+
+Deno.test({
+  name: "a hook SIGKILLed before renaming its state file: the next pass removes the temp it left",
+  ignore: !STRACE,
+  async fn() {
+    await using sb = await sandbox();
+    await oneSession(sb);
+    await cliOk(sb, ["ingest"]);
+    const state = join(sb.data, "state");
+    const { startPayload, hook, holdLock } = await import("./inject_helpers.ts");
+    // the lock held, the passes the hooks start do nothing (one would sweep the temp early)
+    const lock = await holdLock(sb);
+    // once unwatched, so the runtime's module cache is written and the hook's first rename is
+    // then its state file's
+    await hook(sb, ["SessionStart"], { stdin: startPayload(SESSION, CWD) });
+    const { cliArgs } = await import("./helpers.ts");
+    const child = new Deno.Command("strace", {
+      args: [
+        "-f",
+        "-qq",
+        "-o",
+        join(sb.dir, "strace.log"),
+        "-e",
+        "trace=rename",
+        "-e",
+        "inject=rename:signal=KILL:when=1",
+        Deno.execPath(),
+        ...cliArgs(["hook", "SessionStart"]),
+      ],
+      cwd: sb.dir,
+      env: sb.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "null",
+      stderr: "null",
+    }).spawn();
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(JSON.stringify(startPayload(SESSION, CWD))));
+    await w.close();
+    const o = await child.status;
+    assert.equal(o.signal, "SIGKILL", "the kill did not land");
+    const temps = () =>
+      [...Deno.readDirSync(state)].map((e) => e.name).filter((n) => /\.tmp-\d+$/.test(n));
+    assert.equal(
+      temps().length,
+      1,
+      `no temp state file was left: ${await Deno.readTextFile(join(sb.dir, "strace.log"))}`,
+    );
+    lock.release();
+    await cliOk(sb, ["ingest"]);
+    assert.deepEqual(temps(), []);
+  },
+});
