@@ -5,7 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cliOk, exists, runCli, type Sandbox, sandbox, writeTranscript } from "./helpers.ts";
+import {
+  cliArgs,
+  cliOk,
+  exists,
+  runCli,
+  type Sandbox,
+  sandbox,
+  writeTranscript,
+} from "./helpers.ts";
 
 const SESSION = "11111111-1111-4111-8111-111111111111";
 const CWD = "/nonexistent/terminus-edges/alpha";
@@ -46,7 +54,6 @@ Deno.test("uninstall --purge through a symlinked data dir deletes what the link 
  * after a minute and the test fails on that, instead of hanging the suite. Nothing is timed.
  */
 async function guarded(sb: Sandbox, args: string[], stdin?: string) {
-  const { cliArgs } = await import("./helpers.ts");
   const child = new Deno.Command(Deno.execPath(), {
     args: cliArgs(args),
     cwd: sb.dir,
@@ -195,37 +202,47 @@ const STRACE = (() => {
 if (!STRACE) console.error("edges_test: strace is not installed; the SIGKILL tests are skipped");
 
 /**
- * The CLI under strace, SIGKILLed on entry to the `when`th call of `syscall` (the first by
- * default); with `path`, only calls naming that path count.
+ * The CLI under strace (following its children), with `inject` (`<syscall>:signal=<SIG>:when=N`)
+ * applied to the calls `path` names, or to every call of that syscall; strace's own log goes to
+ * `log`. stdin is piped when `stdin` is given.
  */
-async function killedAt(
+function straced(
   sb: Sandbox,
   args: string[],
-  syscall: string,
-  o: { when?: number; path?: string; env?: Record<string, string> } = {},
-) {
-  const { cliArgs } = await import("./helpers.ts");
-  const out = await new Deno.Command("strace", {
+  inject: string,
+  o: { path?: string; env?: Record<string, string>; log?: string; stdin?: boolean } = {},
+): Deno.ChildProcess {
+  return new Deno.Command("strace", {
     args: [
       "-f",
       "-qq",
       "-o",
-      "/dev/null",
+      o.log ?? "/dev/null",
       ...(o.path ? ["-P", o.path] : []),
       "-e",
-      `trace=${syscall}`,
+      `trace=${inject.split(":")[0]}`,
       "-e",
-      `inject=${syscall}:signal=KILL:when=${o.when ?? 1}`,
+      `inject=${inject}`,
       Deno.execPath(),
       ...cliArgs(args),
     ],
     cwd: sb.dir,
     env: o.env ?? sb.env,
     clearEnv: true,
-    stdin: "null",
+    stdin: o.stdin ? "piped" : "null",
     stdout: "piped",
     stderr: "piped",
-  }).output();
+  }).spawn();
+}
+
+/** The CLI SIGKILLed on entry to the `when`th call of `syscall` (the first by default). */
+async function killedAt(
+  sb: Sandbox,
+  args: string[],
+  syscall: string,
+  o: { when?: number; path?: string; env?: Record<string, string> } = {},
+) {
+  const out = await straced(sb, args, `${syscall}:signal=KILL:when=${o.when ?? 1}`, o).output();
   return { code: out.code, signal: out.signal, err: new TextDecoder().decode(out.stderr) };
 }
 
@@ -394,32 +411,10 @@ Deno.test({
       "22222222-2222-4222-8222-222222222222.jsonl",
       line("u2", "a second session"),
     );
-    const { cliArgs } = await import("./helpers.ts");
     // SIGSTOP at the open of the new transcript, with the store open: strace's own log says
     // when the stop has landed, so the folder is pulled away at that exact point
     const log = join(sb.dir, "strace.log");
-    const child = new Deno.Command("strace", {
-      args: [
-        "-f",
-        "-qq",
-        "-o",
-        log,
-        "-P",
-        second,
-        "-e",
-        "trace=openat",
-        "-e",
-        "inject=openat:signal=STOP:when=1",
-        Deno.execPath(),
-        ...cliArgs(["ingest"]),
-      ],
-      cwd: sb.dir,
-      env: sb.env,
-      clearEnv: true,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = straced(sb, ["ingest"], "openat:signal=STOP:when=1", { path: second, log });
     const output = child.output();
     let ended = false;
     output.finally(() => ended = true);
@@ -448,24 +443,9 @@ Deno.test({
 
 /** `terminus mcp` fed `messages` in one write, stdin closed straight after; its reply lines. */
 async function mcpAtOnce(sb: Sandbox, messages: unknown[]): Promise<Record<string, unknown>[]> {
-  const { cliArgs } = await import("./helpers.ts");
-  const child = new Deno.Command(Deno.execPath(), {
-    args: cliArgs(["mcp"]),
-    cwd: sb.dir,
-    env: sb.env,
-    clearEnv: true,
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(120_000),
-  }).spawn();
-  const w = child.stdin.getWriter();
-  await w.write(new TextEncoder().encode(messages.map((m) => JSON.stringify(m) + "\n").join("")));
-  await w.close();
-  const o = await child.output();
-  return new TextDecoder().decode(o.stdout).split("\n").filter((l) => l !== "").map((l) =>
-    JSON.parse(l)
-  );
+  const { runWithInput } = await import("./setup_helpers.ts");
+  const r = await runWithInput(sb, ["mcp"], messages.map((m) => JSON.stringify(m) + "\n").join(""));
+  return r.out.split("\n").filter((l) => l !== "").map((l) => JSON.parse(l));
 }
 
 Deno.test("mcp answers every request read before stdin's end, a tools/call sent just before it included", async () => {
@@ -606,31 +586,14 @@ Deno.test({
     // once unwatched, so the runtime's module cache is written and the hook's first rename is
     // then its state file's
     await hook(sb, ["SessionStart"], { stdin: startPayload(SESSION, CWD) });
-    const { cliArgs } = await import("./helpers.ts");
-    const child = new Deno.Command("strace", {
-      args: [
-        "-f",
-        "-qq",
-        "-o",
-        join(sb.dir, "strace.log"),
-        "-e",
-        "trace=rename",
-        "-e",
-        "inject=rename:signal=KILL:when=1",
-        Deno.execPath(),
-        ...cliArgs(["hook", "SessionStart"]),
-      ],
-      cwd: sb.dir,
-      env: sb.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "null",
-      stderr: "null",
-    }).spawn();
+    const child = straced(sb, ["hook", "SessionStart"], "rename:signal=KILL:when=1", {
+      log: join(sb.dir, "strace.log"),
+      stdin: true,
+    });
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(JSON.stringify(startPayload(SESSION, CWD))));
     await w.close();
-    const o = await child.status;
+    const o = await child.output();
     assert.equal(o.signal, "SIGKILL", "the kill did not land");
     const temps = () =>
       [...Deno.readDirSync(state)].map((e) => e.name).filter((n) => /\.tmp-\d+$/.test(n));
