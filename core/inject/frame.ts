@@ -32,6 +32,9 @@ const PLAIN = /^[\t\n\r\x20-\x25\x27-\x5b\x5d-\x7e]*$/;
  */
 export function neutralise(text: string): string {
   if (PLAIN.test(text)) return text.replace(TAG, (_m, a, b) => bracket(a || b));
+  // every spelling of a tag starts with something read as `<`, or an entity or escape of it:
+  // text with none (most quotes: "…" alone leaves the plain path) is returned unfolded
+  if (!openers().test(text)) return text;
   const { folded, from } = fold(text);
   let out = "";
   let at = 0;
@@ -73,6 +76,13 @@ for (
     ["u", "\u03c5\u057d\u028b"],
   ] as const
 ) for (const c of chars) LOOKALIKE[c] ??= ascii;
+
+let openersRe: RegExp | undefined;
+/** Anything that reads as `<`, or starts an entity or escape of it. */
+function openers(): RegExp {
+  const lt = Object.keys(LOOKALIKE).filter((c) => LOOKALIKE[c] === "<").join("");
+  return openersRe ??= new RegExp(`[<&\\\\\ufe64\uff1c${lt}]`);
+}
 
 const NAMED: Record<string, string> = {
   lt: "<",
@@ -150,6 +160,14 @@ function fold(text: string): { folded: string; from: number[] } {
         length += again.length - 1;
       }
     } else {
+      const unit = text.charCodeAt(i);
+      if (unit < 0x80) {
+        // ASCII reads as itself, lower-cased: no normalising, no table (most of any text)
+        folded += unit >= 0x41 && unit <= 0x5a ? String.fromCharCode(unit + 32) : text[i];
+        from.push(i);
+        i++;
+        continue;
+      }
       const cp = text.codePointAt(i)!;
       value = String.fromCodePoint(cp);
       length = value.length;
