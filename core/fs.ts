@@ -6,11 +6,19 @@
 import { dirname } from "./posix.ts";
 
 /**
- * `fill(tmp)` makes the new file (or link, or folder) at `tmp`, a name beside `path`; it is then
- * renamed over `path`. A failure at any step removes what `fill` left and rethrows.
+ * `fill(tmp)` makes the new file (or link, or folder) at `tmp`, a name beside `path` (or in
+ * `tmpDir`, a folder on the same filesystem); it is then renamed over `path`. A failure at any
+ * step removes what `fill` left and rethrows.
  */
-export function replaceAtomically(path: string, fill: (tmp: string) => void): void {
-  const tmp = `${dirname(path)}/.${path.slice(dirname(path).length + 1)}.tmp-${Deno.pid}`;
+export function replaceAtomically(
+  path: string,
+  fill: (tmp: string) => void,
+  tmpDir?: string,
+): void {
+  const name = path.slice(dirname(path).length + 1);
+  const tmp = tmpDir
+    ? `${tmpDir}/${name}.tmp-${Deno.pid}`
+    : `${dirname(path)}/.${name}.tmp-${Deno.pid}`;
   try {
     Deno.removeSync(tmp, { recursive: true });
   } catch { /* none left over by a killed process with the same pid */ }
@@ -32,14 +40,27 @@ export function replaceAtomically(path: string, fill: (tmp: string) => void): vo
 export function writeFileAtomic(
   path: string,
   data: string | Uint8Array,
-  { mode, sync = false, sweep = false }: { mode: number; sync?: boolean; sweep?: boolean },
+  { mode, sync = false, sweep = false, tmpDir }: {
+    mode: number;
+    sync?: boolean;
+    sweep?: boolean;
+    /** Where the temporary is made (see replaceAtomically); created when missing. */
+    tmpDir?: string;
+  },
 ): void {
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   // `sweep`: first remove what a writer of this same file killed before its rename left (a
   // listing of the folder, so not for the hook's many-file state folder, which the pass sweeps)
   if (sweep) sweepLeftovers(dirname(path), tempOf(path.slice(dirname(path).length + 1)));
   replaceAtomically(path, (tmp) => {
-    const f = createLocked(tmp, mode);
+    let f: Deno.FsFile;
+    try {
+      f = createLocked(tmp, mode);
+    } catch (e) {
+      if (!tmpDir || !(e instanceof Deno.errors.NotFound)) throw e;
+      Deno.mkdirSync(tmpDir, { mode: 0o700 });
+      f = createLocked(tmp, mode);
+    }
     try {
       let off = 0;
       while (off < bytes.length) off += f.writeSync(bytes.subarray(off));
@@ -48,7 +69,7 @@ export function writeFileAtomic(
       f.close();
     }
     Deno.chmodSync(tmp, mode);
-  });
+  }, tmpDir);
   if (sync) syncDir(dirname(path));
 }
 
@@ -72,8 +93,8 @@ export function tempOf(name: string): (n: string) => boolean {
   return (n) => n.startsWith(prefix) && /^\d+$/.test(n.slice(prefix.length));
 }
 
-/** Any file's temporary name from replaceAtomically. */
-export const anyTemp = (n: string): boolean => /^\..+\.tmp-\d+$/.test(n);
+/** Any temporary name replaceAtomically gives, beside its target or in a `tmpDir`. */
+export const anyTemp = (n: string): boolean => /\.tmp-\d+$/.test(n);
 
 /**
  * Creates `path` (it must not exist) for writing and takes an exclusive OS lock on it at once,

@@ -579,7 +579,7 @@ Deno.test({
     await using sb = await sandbox();
     await oneSession(sb);
     await cliOk(sb, ["ingest"]);
-    const state = join(sb.data, "state");
+    const state = join(sb.data, "state", ".tmp");
     const { startPayload, hook, holdLock } = await import("./inject_helpers.ts");
     // the lock held, the passes the hooks start do nothing (one would sweep the temp early)
     const lock = await holdLock(sb);

@@ -1,12 +1,13 @@
 /**
  * What killed writers left that the pass clears as it starts, holding the ingest lock: an
  * interrupted data move into this directory (core/move/leftover.ts) and the hooks' temporary
- * state files (a hook killed between writing and renaming one; none is swept while its writer
- * still holds it locked).
+ * state and queue files (a hook killed between writing and renaming one; none is swept while
+ * its writer still holds it locked).
  */
 import { join } from "../posix.ts";
 import { anyTemp, sweepLeftovers } from "../fs.ts";
-import { STATE_DIR } from "../inject/state.ts";
+import { QUEUE_DIR } from "../paths.ts";
+import { STATE_DIR, TEMP_DIR } from "../inject/state.ts";
 import { finishInterruptedMove } from "../move/leftover.ts";
 
 export function clearLeftovers(dataDir: string): { notes: string[]; errors: string[] } {
@@ -17,9 +18,13 @@ export function clearLeftovers(dataDir: string): { notes: string[]; errors: stri
   } catch (e) {
     errors.push(`an interrupted data move could not be finished: ${(e as Error).message}`);
   }
-  const swept = sweepLeftovers(join(dataDir, STATE_DIR), anyTemp);
+  // the hooks write through a temporaries folder of their own, so only it is listed here (the
+  // state folder holds a file per session)
+  const swept = [STATE_DIR, QUEUE_DIR].flatMap((d) =>
+    sweepLeftovers(join(dataDir, d, TEMP_DIR), anyTemp)
+  );
   if (swept.length) {
-    notes.push(`${swept.length} temporary hook state file(s) a killed hook left were removed`);
+    notes.push(`${swept.length} temporary hook file(s) a killed hook left were removed`);
   }
   return { notes, errors };
 }

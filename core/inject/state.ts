@@ -8,6 +8,8 @@ import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { writeFileAtomic } from "../fs.ts";
 
 export const STATE_DIR = "state";
+/** Inside STATE_DIR: where a state file is written before it is renamed into place. */
+export const TEMP_DIR = ".tmp";
 
 export interface SessionState {
   injected: number[];
@@ -46,7 +48,9 @@ export function readState(dataDir: string, sessionId: string): SessionState {
 /** Writes atomically (core/fs.ts): a failed write leaves neither a half file nor its temp. */
 export function writeAtomic(dir: string, name: string, text: string): void {
   Deno.mkdirSync(dir, { recursive: true, mode: DIR_MODE });
-  writeFileAtomic(join(dir, name), text, { mode: FILE_MODE });
+  // temporaries in their own folder: the pass sweeps what a killed hook left by listing it
+  // alone, not the state folder's file per session
+  writeFileAtomic(join(dir, name), text, { mode: FILE_MODE, tmpDir: join(dir, TEMP_DIR) });
 }
 
 export function writeState(dataDir: string, sessionId: string, s: SessionState): void {
