@@ -130,6 +130,7 @@ export function finishInterruptedMove(dataDir: string): string[] {
       return null;
     }
   })();
+  // strictly earlier: a store written in the same clock tick as the note counts as written since
   const marked = mtime(recFile) ?? 0;
   const written = Math.max(
     mtime(join(rec.from, "terminus.db")) ?? 0,
@@ -144,7 +145,7 @@ export function finishInterruptedMove(dataDir: string): string[] {
   if (gone) {
     if (rec.link !== null) removeLinkTo(rec.link, rec.from);
     notes.push(`finished an earlier data move to ${dataDir}: its old copy was already deleted`);
-  } else if (away !== null && canonical(away) === here && written <= marked) {
+  } else if (away !== null && canonical(away) === here && written < marked) {
     deleteOldCopy(rec.from, rec.link);
     notes.push(`finished an earlier data move to ${dataDir}: deleted the old copy at ${rec.from}`);
   } else if (away === null && emptyDir(rec.from)) {
