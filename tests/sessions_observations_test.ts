@@ -43,6 +43,7 @@ const SESSION_KEYS = [
   "tags",
   "title",
   "title_source",
+  "transcript_present",
   "turns",
   "watermark",
 ];
@@ -169,9 +170,11 @@ Deno.test("sessions and observations", async (t) => {
   const k1 = `${sid1}.jsonl`, kSide = `${sid1}/subagents/agent-side1.jsonl`;
   const k2 = `${sid2}.jsonl`, k3 = `${sid3}.jsonl`, k4 = `${sid4}.jsonl`;
 
-  await t.step("sessions --json: the project's sessions, newest first", async () => {
-    // by first turn, newest first; a session with no turn (k4) last
-    assert.deepEqual(keysOf(all), [k3, k2, kSide, k1, k4]);
+  await t.step("sessions --json: the project's sessions in session_no order", async () => {
+    // a backfill numbers new sessions by their first turn, oldest first; one with no turn last
+    assert.deepEqual(keysOf(all), [k1, kSide, k2, k3, k4]);
+    const nos = all.map((s) => s.session_no);
+    assert.deepEqual(nos, [...nos].sort((a, b) => a - b));
     for (const s of all) assert.deepEqual(Object.keys(s).sort(), SESSION_KEYS);
     const one = byKey.get(k1)!;
     assert.equal(one.project, alpha);
@@ -197,14 +200,15 @@ Deno.test("sessions and observations", async (t) => {
   await t.step("sessions: one line each, (subagent), count on stderr", async () => {
     const r = await w.run(["sessions"], at);
     assert.equal(r.code, 0);
-    const lines = r.out.trimEnd().split("\n");
+    // columns are padded to line up: compare with each run of spaces read as one gap
+    const lines = r.out.trimEnd().split("\n").map((l) => l.replace(/ {2,}/g, "  ").trimEnd());
     assert.equal(lines.length, all.length);
     const no = (k: string) => byKey.get(k)!.session_no;
     assert.ok(
       lines.includes(
         `#${
           no(k1)
-        }  2026-01-01  wire the observation step up  ${sid1}.jsonl  ${s1.turns.length} turn(s)  ${alpha}  feature-x  2h 0m 0s`,
+        }  2026-01-01  wire the observation step up  ${sid1}.jsonl  ${s1.turns.length} turn(s)  ${alpha}  feature-x  30m 13s`,
       ),
     );
     assert.ok(
@@ -218,7 +222,7 @@ Deno.test("sessions and observations", async (t) => {
       lines.includes(
         `#${
           no(k2)
-        }  2026-01-03  start the long one  ${sid2}.jsonl  ${s2.turns.length} turn(s)  ${alpha}  phase-3  48h 0m 0s`,
+        }  2026-01-03  start the long one  ${sid2}.jsonl  ${s2.turns.length} turn(s)  ${alpha}  phase-3  30m 2s`,
       ),
     );
     assert.ok(
@@ -228,8 +232,8 @@ Deno.test("sessions and observations", async (t) => {
     assert.match(r.err, new RegExp(`^${all.length} session\\(s\\)$`, "m"));
   });
 
-  await t.step("sessions --limit: the newest", async () => {
-    assert.deepEqual(keysOf(await sessions("--limit", "2")), [k3, k2]);
+  await t.step("sessions --limit: the first n in session_no order", async () => {
+    assert.deepEqual(keysOf(await sessions("--limit", "2")), [k1, kSide]);
     assert.deepEqual(keysOf(await sessions("--limit", "99")), keysOf(all));
     for (const v of ["0", "-1", "two"]) {
       const r = await w.run(["sessions", "--limit", v], at);
