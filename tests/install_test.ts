@@ -292,7 +292,8 @@ Deno.test({
     const r = await install(sb);
     const took = Date.now() - t0;
     await assertIncomplete(sb, r, /took longer than 30 seconds and was stopped/);
-    assert.ok(took >= CLAUDE_TIMEOUT_MS && took < CLAUDE_TIMEOUT_MS + 15_000, `took ${took} ms`);
+    // only the floor: a busy machine can take longer; the message above says it was stopped
+    assert.ok(took >= CLAUDE_TIMEOUT_MS, `took ${took} ms`);
   },
 });
 
@@ -393,10 +394,10 @@ const ALPHA_TRANSCRIPT = JSON.stringify({
   message: { role: "user", content: "hello" },
 }) + "\n";
 
-/** Waits (up to 20 s) for the detached pass to archive something; the sessions it stored. */
+/** Waits (a 5 min net, not a speed limit) for the detached pass to archive something; the sessions it stored. */
 async function archivedSessions(sb: SetupBox): Promise<number> {
   let sessions = 0;
-  for (let i = 0; i < 80 && sessions === 0; i++) {
+  for (let i = 0; i < 1200 && sessions === 0; i++) {
     await new Promise((res) => setTimeout(res, 250));
     const s = await runCli(sb, ["status", "--json"]);
     sessions = JSON.parse(s.out).data.sessions;
@@ -533,7 +534,7 @@ Deno.test({
     assert.equal(hook.err, "");
     // the pass the hook started runs from the copy too
     let ran = false;
-    for (let i = 0; i < 80 && !ran; i++) {
+    for (let i = 0; i < 1200 && !ran; i++) {
       await new Promise((res) => setTimeout(res, 250));
       const s = await runLink(["status", "--json"]);
       ran = JSON.parse(s.out).data.last_run !== null;
