@@ -4,6 +4,7 @@
  */
 import { find, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
+import { parse, runCommand } from "./commands/parse.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
@@ -94,68 +95,6 @@ function misuse(message: string, cmd?: Command): never {
   Deno.exit(2);
 }
 
-/**
- * `--limit -5` as one option and its value: parseArgs calls a value starting with a dash
- * ambiguous, which hides that the real trouble is a negative number the command refuses.
- */
-function joinNegativeValues(args: string[], options: Command["options"]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") return [...out, ...args.slice(i)];
-    const next = args[i + 1];
-    const opt = a.startsWith("--") ? options[a.slice(2)] : undefined;
-    if (opt?.type === "string" && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${a}=${next}`);
-      i++;
-    } else out.push(a);
-  }
-  return out;
-}
-
-async function parse(cmd: Command, args: string[]): Promise<Parsed> {
-  if (cmd.name === "hook") {
-    // The hook path skips node:util (about 7 ms of start-up): it takes one word and no option.
-    const option = args.find((a) => a.startsWith("-"));
-    if (option) throw new UsageError(`hook: unknown option '${option}'`);
-    return { values: {}, positionals: args, json: false, rawArgs: args };
-  }
-  const { parseArgs } = await import("node:util");
-  const options = { ...cmd.options };
-  if (cmd.json) options.json = { type: "boolean" };
-  try {
-    const { values, positionals } = parseArgs({
-      args: joinNegativeValues(args, options),
-      options,
-      strict: true,
-      allowPositionals: cmd.positionals,
-    });
-    const json = values.json === true;
-    delete (values as Record<string, unknown>).json;
-    return { values: values as Parsed["values"], positionals, json, rawArgs: args };
-  } catch (e) {
-    const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
-    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
-    if (negative) {
-      throw new UsageError(
-        `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
-      );
-    }
-    const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
-    if (unknown && cmd.name === "search") {
-      // a query word may start with '-' (a flag being looked up): say how to ask for it
-      throw new UsageError(
-        `search: unknown option '${
-          unknown[1]
-        }'; to search for a word that starts with '-', put -- before the query: terminus search -- ${
-          unknown[1]
-        }`,
-      );
-    }
-    throw new UsageError(`${cmd.name}: ${msg}`);
-  }
-}
-
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h") {
@@ -185,7 +124,7 @@ async function main(argv: string[]): Promise<number> {
     if (!parsed.json && cmd.name !== "hook" && cmd.name !== "mcp" && Deno.stderr.isTerminal()) {
       ctx.progress = terminalProgress;
     }
-    result = await cmd.run(ctx, parsed);
+    result = await runCommand(cmd, ctx, parsed);
   } catch (e) {
     if (e instanceof UsageError) misuse(e.message, cmd);
     result = outcome(cmd.name, cmd.empty(parsed), {
