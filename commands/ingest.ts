@@ -40,12 +40,14 @@ export const command: Command = {
         dataDir: r.dataDir,
         roots: r.roots,
         only,
+        now: ctx.now(),
         progress: ctx.progress,
       })
       : await runWholePass({
         cfg: r.cfg,
         dataDir: r.dataDir,
         roots: r.roots,
+        now: ctx.now(),
         progress: ctx.progress,
       });
     if (!res.ran) {

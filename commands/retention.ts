@@ -28,7 +28,7 @@ export const command: Command = {
     }
     const { db, warnings } = opened;
     try {
-      const plan = evaluateRetention(db, r.cfg, new Date());
+      const plan = evaluateRetention(db, r.cfg, ctx.now());
       const data = {
         cutoff: plan.cutoff,
         evict: plan.evict.map((s) => s.sessionKey),

@@ -17,6 +17,8 @@ export interface Context {
   progress?: ProgressFactory;
   /** Where a command that talks as it goes (data move) says, warns and asks. */
   io?: Conversation;
+  /** The clock: what a use case calls "now" (a test hands in a fixed one). */
+  now: () => Date;
 }
 
 export function processContext(): Context {
@@ -31,6 +33,7 @@ export function processContext(): Context {
     env: processEnv,
     cwd,
     io: terminal,
+    now: () => new Date(),
     // worked out only by the commands that start the program again (about 0.7 ms of
     // permission queries and path lookups, which a search or a hook would pay for nothing)
     get self() {

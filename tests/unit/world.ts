@@ -20,9 +20,14 @@ import type { Sandbox } from "../helpers.ts";
 
 const decoder = new TextDecoder();
 
+/** A fixed clock: every test names its own now, so no answer depends on the day it runs. */
+export const NOW = new Date("2026-11-30T12:00:00.000Z");
+
 export interface UnitBox extends Sandbox {
   /** The context a command gets, typed in `cwd` (the box's folder unless told). */
   ctx(cwd?: string): Context;
+  /** What the box's clock reads; a test moves it by setting it. */
+  now: Date;
 }
 
 /** A temp world: HOME, TERMINUS_CONFIG_DIR, CLAUDE_CONFIG_DIR with projects/, a data dir. */
@@ -42,7 +47,7 @@ export async function unitBox(): Promise<UnitBox> {
     CLAUDE_CONFIG_DIR: claude,
     NO_COLOR: "1",
   };
-  return {
+  const box: UnitBox = {
     dir,
     home,
     data,
@@ -50,15 +55,17 @@ export async function unitBox(): Promise<UnitBox> {
     claude,
     store: join(data, "terminus.db"),
     env,
+    now: NOW,
     ctx(cwd = dir): Context {
       // the spec's rule, as processEnv applies it: an empty value counts as unset
       const get = (name: string) => (env[name] === "" ? undefined : env[name]);
-      return { env: get, cwd, self: ["terminus-unit-has-no-self"] };
+      return { env: get, cwd, self: ["terminus-unit-has-no-self"], now: () => box.now };
     },
     async [Symbol.asyncDispose]() {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+  return box;
 }
 
 export interface Ran {
@@ -96,8 +103,8 @@ export async function jsonOf(box: UnitBox, args: string[], cwd?: string) {
   return JSON.parse(r.out) as { data: Record<string, unknown>; ok: boolean; reason: string };
 }
 
-/** The whole-tree pass `terminus ingest` runs, at the given time. */
-export function pass(box: UnitBox, now: Date): Promise<PassResult> {
+/** The whole-tree pass `terminus ingest` runs, at the given time (the box's clock unless told). */
+export function pass(box: UnitBox, now = box.now): Promise<PassResult> {
   const r = resolveAll(box.ctx());
   return runWholePass({ cfg: r.cfg, dataDir: r.dataDir, roots: r.roots, now });
 }
@@ -113,6 +120,3 @@ export async function withStore<T>(box: UnitBox, fn: (db: Db) => T): Promise<T> 
     o.db.close();
   }
 }
-
-/** A fixed clock: every test names its own now, so no answer depends on the day it runs. */
-export const NOW = new Date("2026-11-30T12:00:00.000Z");
