@@ -18,28 +18,9 @@ import {
   render,
 } from "./core/output.ts";
 import { processEnv } from "./core/paths.ts";
+import { writeAll } from "./io.ts";
 
 const encoder = new TextEncoder();
-
-/**
- * Writes every chunk; false when the reader has gone (`terminus search x | head -1`): like rg
- * and gh, a closed pipe ends the output quietly rather than as a stack trace.
- */
-function write(stream: typeof Deno.stdout, chunks: Chunk[]): boolean {
-  try {
-    for (const c of chunks) {
-      let buf = typeof c === "string" ? encoder.encode(c) : c;
-      while (buf.length > 0) {
-        const n = stream.writeSync(buf);
-        buf = buf.subarray(n);
-      }
-    }
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.BrokenPipe) return false;
-    throw e;
-  }
-}
 
 /**
  * Hands human output to the pager when stdout is a terminal and the text is taller than the
@@ -83,7 +64,7 @@ async function paged(chunks: Chunk[]): Promise<boolean> {
 /** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
 const terminalProgress: ProgressFactory = (label, total, unit) =>
   new Progress(label, total, unit, (line) => {
-    write(Deno.stderr, [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
+    writeAll("stderr", [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
   });
 
 /** One line of error, then the usage of the command misused (or the list of commands). */
@@ -91,7 +72,7 @@ function misuse(message: string, cmd?: Command): never {
   const usage = cmd && cmd.name !== "help"
     ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
     : usageText();
-  write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usage]);
+  writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, usage]);
   Deno.exit(2);
 }
 
@@ -99,12 +80,12 @@ async function main(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h") {
     if (argv.length > 1) misuse(`${first} takes no arguments`);
-    write(Deno.stdout, [usageText()]);
+    writeAll("stdout", [usageText()]);
     return 0;
   }
   if (first === "--version" || first === "-V") {
     if (argv.length > 1) misuse(`${first} takes no arguments`);
-    write(Deno.stdout, [`terminus ${VERSION}\n`]);
+    writeAll("stdout", [`terminus ${VERSION}\n`]);
     return 0;
   }
   if (first.startsWith("-")) misuse(`unknown option '${first}'`);
@@ -136,7 +117,7 @@ async function main(argv: string[]): Promise<number> {
   const r = render(result, parsed.json);
   let written = true;
   try {
-    if (!(r.page && await paged(r.stdout))) written = write(Deno.stdout, r.stdout);
+    if (!(r.page && await paged(r.stdout))) written = writeAll("stdout", r.stdout);
   } catch (e) {
     if (!result.after) throw e;
     written = false;
@@ -144,7 +125,7 @@ async function main(argv: string[]): Promise<number> {
   // the hook records what it handed over only now: a reader gone away is nothing handed over
   const more = result.after ? result.after(written) : [];
   const stderr = [...r.stderr, ...more];
-  if (stderr.length) write(Deno.stderr, stderr.map((l) => l + "\n"));
+  if (stderr.length) writeAll("stderr", stderr.map((l) => l + "\n"));
   return r.exitCode;
 }
 

@@ -10,6 +10,7 @@ import { permissionFlags } from "../core/context.ts";
 import { openRead } from "../core/store/db.ts";
 import { readWholeStream } from "../core/store/archive.ts";
 import { initCodec } from "../core/store/codec.ts";
+import { concat } from "../core/bytes.ts";
 
 /** The CLI's entry, found relative to this file. */
 export const MOD_PATH = fileURLToPath(new URL("../mod.ts", import.meta.url));
@@ -273,13 +274,7 @@ export function bytes(...parts: (string | Uint8Array | number[])[]): Uint8Array 
   const arrs = parts.map((p) =>
     typeof p === "string" ? encoder.encode(p) : p instanceof Uint8Array ? p : new Uint8Array(p)
   );
-  const out = new Uint8Array(arrs.reduce((n, a) => n + a.length, 0));
-  let o = 0;
-  for (const a of arrs) {
-    out.set(a, o);
-    o += a.length;
-  }
-  return out;
+  return concat(arrs);
 }
 
 /** A deterministic pseudo-random source (mulberry32), so a failing tree can be rebuilt. */

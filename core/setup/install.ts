@@ -40,7 +40,8 @@ import {
   wantedEntry,
 } from "./claude.ts";
 import { judgeCleanup, readLayered, type Verdict } from "./claude_settings.ts";
-import { sizeBackfill, type Sizing, spawnDetached } from "./backfill.ts";
+import { sizeBackfill, type Sizing } from "./backfill.ts";
+import { spawnDetached } from "../spawn.ts";
 
 export interface InstallInput {
   env: Env;
@@ -226,7 +227,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     try {
       // the backfill's detached worker
-      spawnDetached([...argv, "backfill", "--work"], placed.env);
+      spawnDetached([...argv, "backfill", "--work"], { env: placed.env });
       backfill.started = true;
     } catch (e) {
       backfill.problem = `the backfill could not be started (${(e as Error).message})`;

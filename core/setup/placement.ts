@@ -16,6 +16,7 @@ import { permissionFlags, runtimePath } from "../context.ts";
 import { type Locations, shellWord, versionFile } from "./locations.ts";
 import { copyFileWithMode, FILE_MODE, makeDirs } from "./modes.ts";
 import { replaceAtomically } from "../fs.ts";
+import { concat } from "../bytes.ts";
 
 /* ---------- what sits at the link path ---------- */
 
@@ -261,10 +262,6 @@ export function registryFolder(url: string): string | null {
   }
 }
 
-function hex(bytes: ArrayBuffer): string {
-  return [...new Uint8Array(bytes)].map((b) => b.toString(16).padStart(2, "0")).join("");
-}
-
 /** Everything a source install will copy, checked before anything is written. */
 export async function planSource(root: string, env: Env): Promise<SourcePlan> {
   const files: string[] = [];
@@ -283,13 +280,8 @@ export async function planSource(root: string, env: Env): Promise<SourcePlan> {
     const b = Deno.readFileSync(join(root, f));
     parts.push(encoder.encode(`${f}\0${b.length}\0`), b);
   }
-  const all = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let o = 0;
-  for (const p of parts) {
-    all.set(p, o);
-    o += p.length;
-  }
-  const hash = hex(await crypto.subtle.digest("SHA-256", all)).slice(0, 16);
+  const digest = await crypto.subtle.digest("SHA-256", concat(parts));
+  const hash = new Uint8Array(digest).toHex().slice(0, 16);
   const lockPath = join(root, "deno.lock");
   const packages = npmPackages(Deno.readTextFileSync(lockPath), lockPath);
   const from = denoDir(env);
