@@ -2,7 +2,7 @@
  * Terminus: parse argv, dispatch to one command, render its outcome, exit with its code.
  * The only module that writes to stdout/stderr or calls Deno.exit.
  */
-import { find, usageText } from "./commands/mod.ts";
+import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
 import { processContext } from "./core/context.ts";
@@ -69,11 +69,51 @@ const terminalProgress: ProgressFactory = (label, total, unit) =>
 
 /** One line of error, then the usage of the command misused (or the list of commands). */
 function misuse(message: string, cmd?: Command): never {
-  const usage = cmd && cmd.name !== "help"
+  const usage = cmd && !cmd.misuseListsCommands
     ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
     : usageText();
   writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, usage]);
   Deno.exit(2);
+}
+
+/** `--help` or `-h` among a command's options (before any `--`). */
+function asksHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
+}
+
+/**
+ * Misuse of a command: still exit 2, but `<command> --help` gets that command's whole help,
+ * and a first word that is a slip for one of its subcommands is named.
+ */
+async function commandMisuse(
+  message: string,
+  cmd: Command,
+  entry: Entry,
+  args: string[],
+): Promise<never> {
+  if (asksHelp(args) && !cmd.misuseListsCommands) {
+    const { helpText } = await import("./commands/help.ts");
+    writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, helpText(cmd, entry.summary)]);
+    Deno.exit(2);
+  }
+  const word = args[0];
+  if (cmd.subcommands && word !== undefined && !cmd.subcommands.includes(word)) {
+    const { closest } = await import("./commands/suggest.ts");
+    const meant = closest(word, cmd.subcommands);
+    if (meant) misuse(`${message}; did you mean '${meant}'?`, cmd);
+  }
+  misuse(message, cmd);
+}
+
+/** An unknown command: a likely slip gets `did you mean` and that command's usage line. */
+async function unknownCommand(name: string): Promise<never> {
+  const { closest } = await import("./commands/suggest.ts");
+  const meant = closest(name, REGISTRY.map((e) => e.name));
+  if (meant) {
+    misuse(`unknown command '${name}'; did you mean '${meant}'?`, await find(meant)!.load());
+  }
+  misuse(`unknown command '${name}'`);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -89,25 +129,25 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first.startsWith("-")) misuse(`unknown option '${first}'`);
-  const entry = find(first);
-  if (!entry) misuse(`unknown command '${first}'`);
+  const entry = find(first) ?? await unknownCommand(first);
   const cmd = await entry.load();
+  const args = argv.slice(1);
 
   let parsed: Parsed;
   try {
-    parsed = await parse(cmd, argv.slice(1));
+    parsed = await parse(cmd, args);
   } catch (e) {
-    misuse((e as Error).message, cmd);
+    return await commandMisuse((e as Error).message, cmd, entry, args);
   }
   let result: Outcome;
   try {
     const ctx = processContext();
-    if (!parsed.json && cmd.name !== "hook" && cmd.name !== "mcp" && Deno.stderr.isTerminal()) {
+    if (!parsed.json && !cmd.unattended && Deno.stderr.isTerminal()) {
       ctx.progress = terminalProgress;
     }
     result = await runCommand(cmd, ctx, parsed);
   } catch (e) {
-    if (e instanceof UsageError) misuse(e.message, cmd);
+    if (e instanceof UsageError) return await commandMisuse(e.message, cmd, entry, args);
     result = outcome(cmd.name, cmd.empty(parsed), {
       ok: false,
       reason: errorText(e),

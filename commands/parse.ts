@@ -27,10 +27,10 @@ function joinNegativeValues(args: string[], options: Command["options"]): string
 }
 
 export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
-  if (cmd.name === "hook") {
-    // The hook path skips node:util (about 7 ms of start-up): it takes one word and no option.
+  if (cmd.plainArgs) {
+    // Skips node:util (about 7 ms of start-up, which the hook cannot spare): no option at all.
     const option = args.find((a) => a.startsWith("-"));
-    if (option) throw new UsageError(`hook: unknown option '${option}'`);
+    if (option) throw new UsageError(`${cmd.name}: unknown option '${option}'`);
     return { values: {}, positionals: args, json: false, rawArgs: args };
   }
   const { parseArgs } = await import("node:util");

@@ -6,7 +6,7 @@
  * before its answer can be read, so `ask` puts it on stderr itself (everything else goes
  * through the outcome, as in every command).
  */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { escapeControls, outcome } from "../core/output.ts";
 import { uninstall } from "../core/setup/uninstall.ts";
 import { readLine, writeAll } from "../io.ts";
@@ -23,8 +23,17 @@ export async function ask(question: string): Promise<boolean | null> {
   return a === "y" || a === "yes";
 }
 
+const help: CommandHelp = {
+  options: [
+    ["--purge", "also delete the data directory, after asking once"],
+    ["-y, --yes", "answer the --purge question yes"],
+  ],
+  examples: ["terminus uninstall", "terminus uninstall --purge"],
+};
+
 export const command: Command = {
   name: "uninstall",
+  help,
   usage: "terminus uninstall [--purge] [-y | --yes]",
   options: {
     purge: { type: "boolean" },

@@ -466,7 +466,9 @@ Deno.test({
     await using sb = await setupBox();
     const clone = join(sb.dir, "clone");
     await Deno.mkdir(clone);
-    for (const p of ["mod.ts", "deno.json", "deno.lock", "commands", "core", "hooks", "mcp"]) {
+    for (
+      const p of ["mod.ts", "io.ts", "deno.json", "deno.lock", "commands", "core", "hooks", "mcp"]
+    ) {
       const c = await new Deno.Command("cp", { args: ["-R", join(REPO_DIR, p), join(clone, p)] })
         .output();
       assert.ok(c.success);

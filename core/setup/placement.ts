@@ -129,7 +129,7 @@ export function runningProgram(loc: Locations): Program {
 /* ---------- the source copy ---------- */
 
 /** The parts of a checkout the program needs, and nothing else (no tests, docs, bench). */
-export const SOURCE_FILES = ["mod.ts", "deno.json", "deno.lock"];
+export const SOURCE_FILES = ["mod.ts", "io.ts", "deno.json", "deno.lock"];
 export const SOURCE_DIRS = ["commands", "core", "hooks", "mcp"];
 
 export interface NpmPackage {
