@@ -23,7 +23,7 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { launcherText } from "../core/setup/placement.ts";
+import { launcherText } from "../core/setup/bundle.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
 import { BUILD_MARKER, CLAUDE_TIMEOUT_MS, VERSION } from "../core/constants.ts";
 

@@ -10,18 +10,9 @@ import { dirname, exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
 import { runtimePath } from "../context.ts";
 import { type Locations, locations, onPath, pathLine, type SetupHookEvent } from "./locations.ts";
-import {
-  examineLink,
-  placeCompiled,
-  type Placed,
-  placeInstalled,
-  placeLink,
-  placeSource,
-  planSource,
-  type Program,
-  runningProgram,
-  type SourcePlan,
-} from "./placement.ts";
+import { examineLink, type Program, runningProgram } from "./link.ts";
+import { planSource, type SourcePlan } from "./source.ts";
+import { placeCompiled, type Placed, placeInstalled, placeLink, placeSource } from "./placement.ts";
 import {
   hooksShapeProblem,
   isTwoSpace,
