@@ -8,6 +8,12 @@ const encoder = new TextEncoder();
 
 export type Stream = "stdout" | "stderr";
 
+/** Whether a standard stream is a terminal (a person watching), not a pipe or a file. */
+export function isTerminal(stream: Stream | "stdin"): boolean {
+  return (stream === "stdout" ? Deno.stdout : stream === "stderr" ? Deno.stderr : Deno.stdin)
+    .isTerminal();
+}
+
 /**
  * Writes every chunk whole (a pipe may take fewer bytes than asked). False when the reader has
  * gone (`terminus search x | head -1`): like rg and gh, a closed pipe ends the output quietly

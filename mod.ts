@@ -18,7 +18,7 @@ import {
   render,
 } from "./core/output.ts";
 import { processEnv } from "./core/paths.ts";
-import { writeAll } from "./io.ts";
+import { isTerminal, writeAll } from "./io.ts";
 
 const encoder = new TextEncoder();
 
@@ -27,7 +27,7 @@ const encoder = new TextEncoder();
  * screen. Returns false (the caller writes it) when paging does not apply or cannot start.
  */
 async function paged(chunks: Chunk[]): Promise<boolean> {
-  if (!Deno.stdout.isTerminal()) return false;
+  if (!isTerminal("stdout")) return false;
   const cmd = pagerCommand(processEnv);
   if (!cmd) return false;
   let rows = 0;
@@ -142,7 +142,7 @@ async function main(argv: string[]): Promise<number> {
   let result: Outcome;
   try {
     const ctx = processContext();
-    if (!parsed.json && !cmd.unattended && Deno.stderr.isTerminal()) {
+    if (!parsed.json && !cmd.unattended && isTerminal("stderr")) {
       ctx.progress = terminalProgress;
     }
     result = await runCommand(cmd, ctx, parsed);
