@@ -58,8 +58,13 @@ function denoDir(): Promise<string> {
   return denoDirPromise;
 }
 
-export async function sandbox(): Promise<Sandbox> {
-  const dir = await Deno.makeTempDir({ prefix: "terminus-test-" });
+/**
+ * A temp world: HOME, TERMINUS_CONFIG_DIR and CLAUDE_CONFIG_DIR (with an empty projects/)
+ * made, TERMINUS_DATA_DIR named but not made (the first pass creates it), and `env` naming
+ * them plus `extra`. The in-process layer (tests/unit/world.ts) builds on it too.
+ */
+export async function tempWorld(prefix: string, extra: Record<string, string>): Promise<Sandbox> {
+  const dir = await Deno.makeTempDir({ prefix });
   const home = join(dir, "home");
   const config = join(dir, "config");
   const claude = join(dir, "claude");
@@ -68,14 +73,12 @@ export async function sandbox(): Promise<Sandbox> {
   await Deno.mkdir(config);
   await Deno.mkdir(join(claude, "projects"), { recursive: true });
   const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
     TERMINUS_DATA_DIR: data,
     TERMINUS_CONFIG_DIR: config,
     CLAUDE_CONFIG_DIR: claude,
-    DENO_DIR: await denoDir(),
-    DENO_NO_UPDATE_CHECK: "1",
     NO_COLOR: "1",
+    ...extra,
   };
   return {
     dir,
@@ -89,6 +92,14 @@ export async function sandbox(): Promise<Sandbox> {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+export async function sandbox(): Promise<Sandbox> {
+  return tempWorld("terminus-test-", {
+    PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
+    DENO_DIR: await denoDir(),
+    DENO_NO_UPDATE_CHECK: "1",
+  });
 }
 
 /* ---------- running the CLI ---------- */

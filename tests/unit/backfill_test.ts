@@ -5,7 +5,7 @@
  * there it is the machine's own speed.
  */
 import assert from "node:assert/strict";
-import { NOW, unitBox } from "./world.ts";
+import { NOW, type UnitBox, unitBox } from "./world.ts";
 import { writeTranscript } from "../helpers.ts";
 import { humanEstimate, sizeBackfill } from "../../core/ingest/backfill.ts";
 import { resolveAll } from "../../core/setup_context.ts";
@@ -35,14 +35,15 @@ function recordRun(store: string, bytesRead: number, durationMs: number): void {
   }
 }
 
+/** One transcript of `bytes` bytes (a line of filler and its newline). */
+function transcriptOf(box: UnitBox, bytes: number): Promise<string> {
+  const name = "11111111-1111-4111-8111-111111111111.jsonl";
+  return writeTranscript(box.claude, ALPHA, name, "x".repeat(bytes - 1) + "\n");
+}
+
 Deno.test("backfill: with no sizeable pass recorded the estimate is at the bench's rate", async () => {
   await using box = await unitBox();
-  await writeTranscript(
-    box.claude,
-    ALPHA,
-    "11111111-1111-4111-8111-111111111111.jsonl",
-    "x".repeat(999) + "\n",
-  );
+  await transcriptOf(box, 1000);
   const size = sizeBackfill(resolveAll(box.ctx()));
   assert.deepEqual([size.transcripts, size.bytes, size.rateFrom], [1, 1000, "bench"]);
   assert.equal(size.rate, BACKFILL_RATE_MB_S * 1_000_000);
@@ -50,12 +51,7 @@ Deno.test("backfill: with no sizeable pass recorded the estimate is at the bench
 
 Deno.test("backfill: the newest pass that read enough sets the rate; a smaller one after it does not", async () => {
   await using box = await unitBox();
-  await writeTranscript(
-    box.claude,
-    ALPHA,
-    "11111111-1111-4111-8111-111111111111.jsonl",
-    "y".repeat(4_999_999) + "\n",
-  );
+  await transcriptOf(box, 5_000_000);
   recordRun(box.store, RATE_SAMPLE_MIN_BYTES * 2, 4000); // 4 MB/s
   recordRun(box.store, 1000, 1); // too small to measure anything by
   const size = sizeBackfill(resolveAll(box.ctx()));

@@ -3,7 +3,7 @@
  * a second pass over unchanged files adds nothing, an appended line is archived on its own.
  */
 import assert from "node:assert/strict";
-import { NOW, pass, unitBox, withStore } from "./world.ts";
+import { NOW, pass, type UnitBox, unitBox, withStore } from "./world.ts";
 import { appendTo, assertArchiveEqualsFiles, fixture, jsonl, writeTranscript } from "../helpers.ts";
 import { lastRun } from "../../core/store/runs.ts";
 
@@ -11,20 +11,15 @@ const ALPHA = "/nonexistent/terminus-unit/alpha";
 const ID1 = "11111111-1111-4111-8111-111111111111";
 const ID2 = "22222222-2222-4222-8222-222222222222";
 
+/** A fixture transcript of ALPHA's, by name. */
+async function transcript(box: UnitBox, id: string, fixtureName: string): Promise<string> {
+  return writeTranscript(box.claude, ALPHA, `${id}.jsonl`, await fixture(fixtureName));
+}
+
 Deno.test("pass: fixture transcripts are archived byte for byte, and the run is dated by the clock handed in", async () => {
   await using box = await unitBox();
-  const a = await writeTranscript(
-    box.claude,
-    ALPHA,
-    `${ID1}.jsonl`,
-    await fixture("every_record.jsonl"),
-  );
-  const b = await writeTranscript(
-    box.claude,
-    ALPHA,
-    `${ID2}.jsonl`,
-    await fixture("compaction.jsonl"),
-  );
+  const a = await transcript(box, ID1, "every_record.jsonl");
+  const b = await transcript(box, ID2, "compaction.jsonl");
   const r = await pass(box, NOW);
   assert.equal(r.ran, true);
   assert.deepEqual(r.problems, []);
@@ -37,12 +32,7 @@ Deno.test("pass: fixture transcripts are archived byte for byte, and the run is 
 
 Deno.test("pass: unchanged files add nothing the second time; an appended line is archived alone", async () => {
   await using box = await unitBox();
-  const a = await writeTranscript(
-    box.claude,
-    ALPHA,
-    `${ID1}.jsonl`,
-    await fixture("every_record.jsonl"),
-  );
+  const a = await transcript(box, ID1, "every_record.jsonl");
   const first = await pass(box, NOW);
   assert.ok(first.run!.turnsAdded > 0);
   const again = await pass(box, new Date(NOW.getTime() + 60_000));

@@ -84,6 +84,20 @@ Deno.test("sessions: newest first; name and tag show in the listing, untag and -
   assert.deepEqual([after.name, after.tags], [null, ["retry"]]);
 });
 
+Deno.test("sessions show: the conversation read back from the archived blocks, in order", async () => {
+  await using box = await unitBox();
+  await world(box);
+  const shown = await jsonOf(box, ["sessions", "show", OLD], ALPHA);
+  const messages = shown.data.messages as Rec[];
+  assert.equal((shown.data.session as Rec).session_id, OLD);
+  const text = JSON.stringify(messages);
+  assert.ok(
+    text.indexOf("the kestrel retry budget") < text.indexOf("it is 3."),
+    "the prompt before the answer",
+  );
+  assert.match(text, /src\/worker\/S\.ts/);
+});
+
 Deno.test("sessions: a reference that matches nothing fails with exit 1 and names it", async () => {
   await using box = await unitBox();
   await world(box);

@@ -5,7 +5,6 @@
  * with the clock handed in. Real SQLite files, real transcripts; nothing is mocked, and
  * nothing here starts a process (the task runs these files without --allow-run).
  */
-import { join } from "node:path";
 import type { Context } from "../../core/context.ts";
 import { UsageError } from "../../core/errors.ts";
 import { render } from "../../core/output.ts";
@@ -16,7 +15,7 @@ import { type Db, openRead } from "../../core/store/db.ts";
 import { initCodec } from "../../core/store/codec.ts";
 import { find } from "../../commands/mod.ts";
 import { parse, runCommand } from "../../commands/parse.ts";
-import type { Sandbox } from "../helpers.ts";
+import { type Sandbox, tempWorld } from "../helpers.ts";
 
 const decoder = new TextDecoder();
 
@@ -32,39 +31,15 @@ export interface UnitBox extends Sandbox {
 
 /** A temp world: HOME, TERMINUS_CONFIG_DIR, CLAUDE_CONFIG_DIR with projects/, a data dir. */
 export async function unitBox(): Promise<UnitBox> {
-  const dir = await Deno.makeTempDir({ prefix: "terminus-unit-" });
-  const home = join(dir, "home");
-  const config = join(dir, "config");
-  const claude = join(dir, "claude");
-  const data = join(dir, "data");
-  await Deno.mkdir(home);
-  await Deno.mkdir(config);
-  await Deno.mkdir(join(claude, "projects"), { recursive: true });
-  const env: Record<string, string> = {
-    HOME: home,
-    TERMINUS_DATA_DIR: data,
-    TERMINUS_CONFIG_DIR: config,
-    CLAUDE_CONFIG_DIR: claude,
-    NO_COLOR: "1",
-  };
-  const box: UnitBox = {
-    dir,
-    home,
-    data,
-    config,
-    claude,
-    store: join(data, "terminus.db"),
-    env,
+  const sb = await tempWorld("terminus-unit-", {});
+  const box: UnitBox = Object.assign(sb, {
     now: NOW,
-    ctx(cwd = dir): Context {
+    ctx(cwd = sb.dir): Context {
       // the spec's rule, as processEnv applies it: an empty value counts as unset
-      const get = (name: string) => (env[name] === "" ? undefined : env[name]);
+      const get = (name: string) => (sb.env[name] === "" ? undefined : sb.env[name]);
       return { env: get, cwd, self: ["terminus-unit-has-no-self"], now: () => box.now };
     },
-    async [Symbol.asyncDispose]() {
-      await Deno.remove(dir, { recursive: true }).catch(() => {});
-    },
-  };
+  });
   return box;
 }
 
