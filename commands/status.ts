@@ -1,4 +1,5 @@
 /** terminus status: the store, its counts, and the last archive pass. Takes no lock. */
+import { noStoreYet } from "../core/errors.ts";
 import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION } from "./help_lines.ts";
 import { humanBytes, outcome, painted, row, terminalStyle } from "../core/output.ts";
