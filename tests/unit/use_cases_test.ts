@@ -61,11 +61,17 @@ Deno.test("search: no words and no selector is misuse, exit 2, nothing on stdout
   assert.match(r.err, /search needs words/);
 });
 
-Deno.test("sessions: newest first; name and tag show in the listing, untag and --clear take them away", async () => {
+Deno.test("sessions: newest first on screen, number order in JSON; name and tag show in the listing, untag and --clear take them away", async () => {
   await using box = await unitBox();
   await world(box);
   const list = async () => (await jsonOf(box, ["sessions"], ALPHA)).data.sessions as Rec[];
-  assert.deepEqual((await list()).map((s) => s.session_id), [NEW, OLD]);
+  assert.deepEqual((await list()).map((s) => s.session_id), [OLD, NEW]);
+  const screen = (await cli(box, ["sessions"], ALPHA)).out.split("\n").filter(Boolean);
+  assert.deepEqual(
+    [screen[0].includes("tidy the changelog"), screen[1].includes("kestrel")],
+    [true, true],
+    screen.join("\n"),
+  );
   const named = await jsonOf(box, ["sessions", "name", OLD, "kestrel work"], ALPHA);
   assert.equal(named.data.changed, true);
   await jsonOf(box, ["sessions", "tag", OLD, "bug", "retry"], ALPHA);
