@@ -2,7 +2,8 @@
  * The process's standard streams. Everything that writes to stdout or stderr, or reads
  * stdin, goes through here, so a use case called in process (tests/unit/) never touches them.
  */
-import type { Chunk } from "./core/output.ts";
+import { type Chunk, escapeControls } from "./core/output.ts";
+import type { Conversation } from "./core/conversation.ts";
 
 const encoder = new TextEncoder();
 
@@ -56,3 +57,13 @@ export async function readLine(max = Infinity): Promise<string | null> {
   }
   return sawAny ? new TextDecoder().decode(new Uint8Array(chunks)) : null;
 }
+
+/** The process's own stdout, stderr and stdin, as a command that talks as it goes uses them. */
+export const terminal: Conversation = {
+  say: (text) => void writeAll("stdout", [escapeControls(text)]),
+  warn: (text) => void writeAll("stderr", [escapeControls(text)]),
+  ask: (question) => {
+    writeAll("stdout", [escapeControls(question)]);
+    return readLine();
+  },
+};

@@ -5,7 +5,7 @@
 import type { Command, Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
-import { UsageError } from "../core/errors.ts";
+import { errorText, UsageError } from "../core/errors.ts";
 
 /**
  * `--limit -5` as one option and its value: parseArgs calls a value starting with a dash
@@ -55,12 +55,12 @@ export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
       );
     }
     const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
-    if (unknown && cmd.name === "search") {
+    if (unknown && cmd.wordsMayLookLikeOptions) {
       // a query word may start with '-' (a flag being looked up): say how to ask for it
       throw new UsageError(
-        `search: unknown option '${
+        `${cmd.name}: unknown option '${
           unknown[1]
-        }'; to search for a word that starts with '-', put -- before the query: terminus search -- ${
+        }'; to search for a word that starts with '-', put -- before the query: terminus ${cmd.name} -- ${
           unknown[1]
         }`,
       );
@@ -80,7 +80,7 @@ export async function runCommand(cmd: Command, ctx: Context, parsed: Parsed): Pr
     if (e instanceof UsageError) throw e;
     return outcome(cmd.name, cmd.empty(parsed), {
       ok: false,
-      reason: (e as Error).message,
+      reason: errorText(e),
       exitCode: 1,
     });
   }

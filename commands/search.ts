@@ -114,6 +114,7 @@ const help: CommandHelp = {
 export const command: Command = {
   name: "search",
   help,
+  wordsMayLookLikeOptions: true,
   usage:
     "terminus search [<words>...] [--project <path>] [--tool <name>] [--kind <type>] [--prompts] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
   options: {

@@ -40,6 +40,8 @@ export interface Command {
    * start-up time); any word starting with a dash is misuse.
    */
   plainArgs?: boolean;
+  /** Its words are looked up and may start with '-': misuse by one says to put `--` first. */
+  wordsMayLookLikeOptions?: boolean;
   /** Run by Claude Code, not a person: never draws progress on the terminal. */
   unattended?: boolean;
   /** Its misuse prints the list of commands rather than its own usage (help). */
