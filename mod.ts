@@ -99,7 +99,7 @@ async function commandMisuse(
   }
   const word = args[0];
   if (cmd.subcommands && word !== undefined && !cmd.subcommands.includes(word)) {
-    const { closest } = await import("./commands/suggest.ts");
+    const { closest } = await import("./core/suggest.ts");
     const meant = closest(word, cmd.subcommands);
     if (meant) misuse(`${message}; did you mean '${meant}'?`, cmd);
   }
@@ -108,7 +108,7 @@ async function commandMisuse(
 
 /** An unknown command: a likely slip gets `did you mean` and that command's usage line. */
 async function unknownCommand(name: string): Promise<never> {
-  const { closest } = await import("./commands/suggest.ts");
+  const { closest } = await import("./core/suggest.ts");
   const meant = closest(name, REGISTRY.map((e) => e.name));
   if (meant) {
     misuse(`unknown command '${name}'; did you mean '${meant}'?`, await find(meant)!.load());

@@ -1,6 +1,6 @@
 /** `did you mean`: which command name a slip was most likely meant as. */
 import assert from "node:assert/strict";
-import { closest, editDistance } from "../../commands/suggest.ts";
+import { closest, editDistance } from "../../core/suggest.ts";
 import { REGISTRY } from "../../commands/mod.ts";
 
 const NAMES = REGISTRY.map((e) => e.name);

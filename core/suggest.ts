@@ -1,4 +1,4 @@
-/** The word a person probably meant, for `did you mean` after a typo. */
+/** The word a person probably meant: `did you mean` after a typo, near-miss config keys. */
 
 /** Edits between two words: insertions, deletions, substitutions and swaps of neighbours. */
 export function editDistance(a: string, b: string): number {
