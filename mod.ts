@@ -2,8 +2,9 @@
  * Terminus: parse argv, dispatch to one command, render its outcome, exit with its code.
  * The only module that writes to stdout/stderr or calls Deno.exit.
  */
-import { find, usageText } from "./commands/mod.ts";
+import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
+import { parse, runCommand } from "./commands/parse.ts";
 import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
@@ -17,35 +18,16 @@ import {
   render,
 } from "./core/output.ts";
 import { processEnv } from "./core/paths.ts";
+import { isTerminal, terminal, writeAll } from "./io.ts";
 
 const encoder = new TextEncoder();
-
-/**
- * Writes every chunk; false when the reader has gone (`terminus search x | head -1`): like rg
- * and gh, a closed pipe ends the output quietly rather than as a stack trace.
- */
-function write(stream: typeof Deno.stdout, chunks: Chunk[]): boolean {
-  try {
-    for (const c of chunks) {
-      let buf = typeof c === "string" ? encoder.encode(c) : c;
-      while (buf.length > 0) {
-        const n = stream.writeSync(buf);
-        buf = buf.subarray(n);
-      }
-    }
-    return true;
-  } catch (e) {
-    if (e instanceof Deno.errors.BrokenPipe) return false;
-    throw e;
-  }
-}
 
 /**
  * Hands human output to the pager when stdout is a terminal and the text is taller than the
  * screen. Returns false (the caller writes it) when paging does not apply or cannot start.
  */
 async function paged(chunks: Chunk[]): Promise<boolean> {
-  if (!Deno.stdout.isTerminal()) return false;
+  if (!isTerminal("stdout")) return false;
   const cmd = pagerCommand(processEnv);
   if (!cmd) return false;
   let rows = 0;
@@ -82,112 +64,91 @@ async function paged(chunks: Chunk[]): Promise<boolean> {
 /** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
 const terminalProgress: ProgressFactory = (label, total, unit) =>
   new Progress(label, total, unit, (line) => {
-    write(Deno.stderr, [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
+    writeAll("stderr", [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
   });
 
 /** One line of error, then the usage of the command misused (or the list of commands). */
 function misuse(message: string, cmd?: Command): never {
-  const usage = cmd && cmd.name !== "help"
+  const usage = cmd && !cmd.misuseListsCommands
     ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
     : usageText();
-  write(Deno.stderr, [`terminus: ${escapeControls(message)}\n\n`, usage]);
+  writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, usage]);
   Deno.exit(2);
 }
 
-/**
- * `--limit -5` as one option and its value: parseArgs calls a value starting with a dash
- * ambiguous, which hides that the real trouble is a negative number the command refuses.
- */
-function joinNegativeValues(args: string[], options: Command["options"]): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const a = args[i];
-    if (a === "--") return [...out, ...args.slice(i)];
-    const next = args[i + 1];
-    const opt = a.startsWith("--") ? options[a.slice(2)] : undefined;
-    if (opt?.type === "string" && next !== undefined && /^-\d/.test(next)) {
-      out.push(`${a}=${next}`);
-      i++;
-    } else out.push(a);
-  }
-  return out;
+/** `--help` or `-h` among a command's options (before any `--`). */
+function asksHelp(args: string[]): boolean {
+  const end = args.indexOf("--");
+  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
 }
 
-async function parse(cmd: Command, args: string[]): Promise<Parsed> {
-  if (cmd.name === "hook") {
-    // The hook path skips node:util (about 7 ms of start-up): it takes one word and no option.
-    const option = args.find((a) => a.startsWith("-"));
-    if (option) throw new UsageError(`hook: unknown option '${option}'`);
-    return { values: {}, positionals: args, json: false, rawArgs: args };
+/**
+ * Misuse of a command: still exit 2, but `<command> --help` gets that command's whole help,
+ * and a first word that is a slip for one of its subcommands is named.
+ */
+async function commandMisuse(
+  message: string,
+  cmd: Command,
+  entry: Entry,
+  args: string[],
+): Promise<never> {
+  if (asksHelp(args) && !cmd.misuseListsCommands) {
+    const { helpText } = await import("./commands/help.ts");
+    writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, helpText(cmd, entry.summary)]);
+    Deno.exit(2);
   }
-  const { parseArgs } = await import("node:util");
-  const options = { ...cmd.options };
-  if (cmd.json) options.json = { type: "boolean" };
-  try {
-    const { values, positionals } = parseArgs({
-      args: joinNegativeValues(args, options),
-      options,
-      strict: true,
-      allowPositionals: cmd.positionals,
-    });
-    const json = values.json === true;
-    delete (values as Record<string, unknown>).json;
-    return { values: values as Parsed["values"], positionals, json, rawArgs: args };
-  } catch (e) {
-    const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
-    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
-    if (negative) {
-      throw new UsageError(
-        `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
-      );
-    }
-    const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
-    if (unknown && cmd.name === "search") {
-      // a query word may start with '-' (a flag being looked up): say how to ask for it
-      throw new UsageError(
-        `search: unknown option '${
-          unknown[1]
-        }'; to search for a word that starts with '-', put -- before the query: terminus search -- ${
-          unknown[1]
-        }`,
-      );
-    }
-    throw new UsageError(`${cmd.name}: ${msg}`);
+  const word = args[0];
+  if (cmd.subcommands && word !== undefined && !cmd.subcommands.includes(word)) {
+    const { closest } = await import("./core/suggest.ts");
+    const meant = closest(word, cmd.subcommands);
+    if (meant) misuse(`${message}; did you mean '${meant}'?`, cmd);
   }
+  misuse(message, cmd);
+}
+
+/** An unknown command: a likely slip gets `did you mean` and that command's usage line. */
+async function unknownCommand(name: string): Promise<never> {
+  const { closest } = await import("./core/suggest.ts");
+  const meant = closest(name, REGISTRY.map((e) => e.name));
+  if (meant) {
+    misuse(`unknown command '${name}'; did you mean '${meant}'?`, await find(meant)!.load());
+  }
+  misuse(`unknown command '${name}'`);
 }
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h") {
     if (argv.length > 1) misuse(`${first} takes no arguments`);
-    write(Deno.stdout, [usageText()]);
+    writeAll("stdout", [usageText()]);
     return 0;
   }
   if (first === "--version" || first === "-V") {
     if (argv.length > 1) misuse(`${first} takes no arguments`);
-    write(Deno.stdout, [`terminus ${VERSION}\n`]);
+    writeAll("stdout", [`terminus ${VERSION}\n`]);
     return 0;
   }
   if (first.startsWith("-")) misuse(`unknown option '${first}'`);
-  const entry = find(first);
-  if (!entry) misuse(`unknown command '${first}'`);
+  const entry = find(first) ?? await unknownCommand(first);
   const cmd = await entry.load();
+  const args = argv.slice(1);
 
   let parsed: Parsed;
   try {
-    parsed = await parse(cmd, argv.slice(1));
+    parsed = await parse(cmd, args);
   } catch (e) {
-    misuse((e as Error).message, cmd);
+    return await commandMisuse((e as Error).message, cmd, entry, args);
   }
   let result: Outcome;
   try {
     const ctx = processContext();
-    if (!parsed.json && cmd.name !== "hook" && cmd.name !== "mcp" && Deno.stderr.isTerminal()) {
+    ctx.io = terminal; // not a spread, which would work out the lazy `self` on every run
+    if (!parsed.json && !cmd.unattended && isTerminal("stderr")) {
       ctx.progress = terminalProgress;
     }
-    result = await cmd.run(ctx, parsed);
+    result = await runCommand(cmd, ctx, parsed);
   } catch (e) {
-    if (e instanceof UsageError) misuse(e.message, cmd);
+    if (e instanceof UsageError) return await commandMisuse(e.message, cmd, entry, args);
     result = outcome(cmd.name, cmd.empty(parsed), {
       ok: false,
       reason: errorText(e),
@@ -197,7 +158,7 @@ async function main(argv: string[]): Promise<number> {
   const r = render(result, parsed.json);
   let written = true;
   try {
-    if (!(r.page && await paged(r.stdout))) written = write(Deno.stdout, r.stdout);
+    if (!(r.page && await paged(r.stdout))) written = writeAll("stdout", r.stdout);
   } catch (e) {
     if (!result.after) throw e;
     written = false;
@@ -205,7 +166,7 @@ async function main(argv: string[]): Promise<number> {
   // the hook records what it handed over only now: a reader gone away is nothing handed over
   const more = result.after ? result.after(written) : [];
   const stderr = [...r.stderr, ...more];
-  if (stderr.length) write(Deno.stderr, stderr.map((l) => l + "\n"));
+  if (stderr.length) writeAll("stderr", stderr.map((l) => l + "\n"));
   return r.exitCode;
 }
 

@@ -2,15 +2,22 @@
  * terminus backfill: count what is not archived yet, estimate the time, start the whole-tree
  * pass in a detached process and return. `--work` is that process; nobody types it.
  */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { runWholePass } from "../core/ingest/whole.ts";
 import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
 
+const help: CommandHelp = {
+  options: [],
+  internal: ["work"],
+  examples: ["terminus backfill"],
+};
+
 export const command: Command = {
   name: "backfill",
+  help,
   usage: "terminus backfill",
   options: { work: { type: "boolean" } },
   positionals: false,

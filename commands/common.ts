@@ -1,23 +1,17 @@
 /** Small pieces the read commands share: opening the store, scope, and flag values. */
 import type { Context } from "../core/context.ts";
-import { noStoreYet, UsageError } from "../core/errors.ts";
-import { resolveAll, type Resolved } from "../core/setup_context.ts";
-import { type Db, openRead } from "../core/store/db.ts";
+import { UsageError } from "../core/errors.ts";
+import type { Resolved } from "../core/setup_context.ts";
+import type { Db } from "../core/store/db.ts";
+import { openStore, type StoreOpen } from "../core/open.ts";
 import { resolveScope, type Scope } from "../core/recall/scope.ts";
-import { initReader } from "../core/store/codec.ts";
 import type { Values } from "./types.ts";
 
-export type ReadOpen =
-  | { db: Db; r: Resolved; warnings: string[] }
-  | { db: null; r: Resolved; reason: string };
+export type ReadOpen = StoreOpen;
 
-/** Opens the store read-only; `readsBlocks` loads zstd, which a listing never needs. */
-export async function openForRead(ctx: Context, readsBlocks = true): Promise<ReadOpen> {
-  const r = resolveAll(ctx);
-  const o = openRead(r.store);
-  if (!o) return { db: null, r, reason: noStoreYet(r.store) };
-  if (readsBlocks) await initReader();
-  return { db: o.db, r, warnings: o.warnings };
+/** Opens the store read-only (core/open.ts); `readsBlocks` loads zstd, which a listing never needs. */
+export function openForRead(ctx: Context, readsBlocks = true): Promise<ReadOpen> {
+  return openStore(ctx, { readsBlocks });
 }
 
 export function scopeOf(ctx: Context, db: Db, r: Resolved, values: Values): Scope {

@@ -1,9 +1,8 @@
 /** terminus compact: give the store's free pages back to the filesystem, then empty the WAL. */
-import { exists } from "../core/posix.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openRead } from "../core/store/db.ts";
+import { openStore } from "../core/open.ts";
 import { type FileSizes, fileSizes } from "../core/store/inspect.ts";
 import { compactStore } from "../core/store/maintenance.ts";
 import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
@@ -25,27 +24,27 @@ function human(before: FileSizes, after: FileSizes): string {
   ].join("\n") + "\n";
 }
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus compact", "terminus compact --json"],
+};
+
 export const command: Command = {
   name: "compact",
+  help,
   usage: "terminus compact [--json]",
   options: {},
   positionals: false,
   json: true,
   empty,
   async run(ctx) {
-    const r = resolveAll(ctx);
-    // checked before the lock, which would create the data directory
-    if (!exists(r.store)) {
-      return outcome("compact", empty(), {
-        reason: `no store yet at ${r.store}; there is nothing to reclaim`,
-      });
+    // checked before the lock, which would create the data directory; refuses a file that is
+    // not a store this build reads
+    const ro = await openStore(ctx);
+    if (!ro.db) {
+      return outcome("compact", empty(), { reason: `${ro.reason}; there is nothing to reclaim` });
     }
-    const ro = openRead(r.store); // refuses a file that is not a store this build reads
-    if (!ro) {
-      return outcome("compact", empty(), {
-        reason: `no store yet at ${r.store}; there is nothing to reclaim`,
-      });
-    }
+    const r = ro.r;
     let open = true;
     const done = await withIngestLock(r.dataDir, () => {
       ro.db.close();

@@ -2,12 +2,19 @@
  * terminus data move <path> [-y | --yes]: the adapter. The move itself, its question and its
  * report are the use case in core/move/move.ts.
  */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { UsageError } from "../core/errors.ts";
 import { moveData } from "../core/move/move.ts";
 
+const help: CommandHelp = {
+  options: [["-y, --yes", "answer the move question yes"]],
+  examples: ["mkdir -m 700 /mnt/big/terminus && terminus data move /mnt/big/terminus"],
+};
+
 export const command: Command = {
   name: "data",
+  help,
+  subcommands: ["move"],
   usage: "terminus data move <path> [-y | --yes]",
   options: { yes: { type: "boolean", short: "y" } },
   positionals: true,

@@ -1,5 +1,6 @@
 /** terminus doctor [--json]: what is and is not wired into Claude Code. Writes nothing. */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { type Chunk, outcome, painted, terminalStyle } from "../core/output.ts";
 import { CHECKS, doctor, type Report } from "../core/setup/doctor.ts";
 
@@ -22,8 +23,14 @@ function render(r: Report, styled: boolean): Chunk {
   return painted(parts, styled);
 }
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus doctor"],
+};
+
 export const command: Command = {
   name: "doctor",
+  help,
   usage: "terminus doctor [--json]",
   options: {},
   positionals: false,

@@ -1,11 +1,10 @@
 /** terminus export <dir>: every visible session as its archived .jsonl, plus manifest.json. */
 import { resolve } from "../core/posix.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openRead } from "../core/store/db.ts";
-import { initReader } from "../core/store/codec.ts";
+import { openStore } from "../core/open.ts";
 import { destinationRefusal, EXPORT_NOTICE, exportStore } from "../core/export/export.ts";
 
 const empty = (destination: string | null) => ({
@@ -18,8 +17,14 @@ const empty = (destination: string | null) => ({
   notice: EXPORT_NOTICE,
 });
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus export ~/terminus-export"],
+};
+
 export const command: Command = {
   name: "export",
+  help,
   usage: "terminus export <dir> [--json]",
   options: {},
   positionals: true,
@@ -37,16 +42,14 @@ export const command: Command = {
     try {
       const refusal = destinationRefusal(dest);
       if (refusal) return outcome("export", empty(dest), { ok: false, reason: refusal });
-      const r = resolveAll(ctx);
-      const opened = openRead(r.store);
-      if (!opened) {
+      const opened = await openStore(ctx, { readsBlocks: true });
+      if (!opened.db) {
         return outcome("export", empty(dest), {
-          reason: `no store yet at ${r.store}; there is nothing to export, and nothing was written`,
+          reason: `${opened.reason}; there is nothing to export, and nothing was written`,
         });
       }
-      const { db, warnings } = opened;
+      const { db, warnings, r } = opened;
       try {
-        await initReader();
         const res = exportStore(db, opened.format.archiveFormat, r.cfg, dest, ctx.progress);
         const failed = res.failed.length > 0;
         return outcome("export", {

@@ -1,10 +1,18 @@
 /** terminus hook <event>: run by Claude Code; speaks Claude Code's hook format, not ours. */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 
+const help: CommandHelp = {
+  options: [],
+  examples: ["(run by Claude Code) terminus hook SessionStart"],
+};
+
 export const command: Command = {
   name: "hook",
+  help,
+  plainArgs: true,
+  unattended: true,
   usage: "terminus hook <SessionStart|UserPromptSubmit|SessionEnd|PostCompact>",
   options: {},
   positionals: true,

@@ -2,7 +2,8 @@
  * terminus import-history: the prompts in Claude Code's history.jsonl, kept as history_prompt
  * entries: searchable by project and time, never handed to Claude.
  */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
 import { TerminusError } from "../core/errors.ts";
 import { join } from "../core/posix.ts";
@@ -20,8 +21,17 @@ function summary(r: ImportResult): string[] {
   ];
 }
 
+const help: CommandHelp = {
+  options: [
+    ["--dry-run", "count what would be imported, import nothing"],
+    JSON_OPTION,
+  ],
+  examples: ["terminus import-history --dry-run", "terminus import-history"],
+};
+
 export const command: Command = {
   name: "import-history",
+  help,
   usage: "terminus import-history [--dry-run] [--json]",
   options: { "dry-run": { type: "boolean" } },
   positionals: false,

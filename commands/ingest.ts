@@ -1,6 +1,6 @@
 /** terminus ingest [<path.jsonl>]: one archive pass, over the whole tree or one file. */
 import { resolve } from "../core/posix.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
@@ -8,8 +8,14 @@ import { runWholePass } from "../core/ingest/whole.ts";
 import { runPass } from "../core/ingest/pass.ts";
 import { ingestRefusal } from "../core/transcript/admit.ts";
 
+const help: CommandHelp = {
+  options: [],
+  examples: ["terminus ingest", "terminus ingest ~/.claude/projects/-home-me-app/<uuid>.jsonl"],
+};
+
 export const command: Command = {
   name: "ingest",
+  help,
   usage: "terminus ingest [<path.jsonl>]",
   options: {},
   positionals: true,
@@ -40,12 +46,14 @@ export const command: Command = {
         dataDir: r.dataDir,
         roots: r.roots,
         only,
+        now: ctx.now(),
         progress: ctx.progress,
       })
       : await runWholePass({
         cfg: r.cfg,
         dataDir: r.dataDir,
         roots: r.roots,
+        now: ctx.now(),
         progress: ctx.progress,
       });
     if (!res.ran) {

@@ -1,5 +1,5 @@
 /** terminus install: wire Terminus into Claude Code and print a receipt of every file touched. */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { humanBytes, outcome } from "../core/output.ts";
 import { VERSION } from "../core/constants.ts";
 import { install, type InstallReport } from "../core/setup/install.ts";
@@ -147,8 +147,14 @@ function receipt(r: InstallReport, history: string | null): string[] {
   return out;
 }
 
+const help: CommandHelp = {
+  options: [],
+  examples: ["terminus install"],
+};
+
 export const command: Command = {
   name: "install",
+  help,
   usage: "terminus install",
   options: {},
   positionals: false,

@@ -1,10 +1,17 @@
 /** terminus mcp: the MCP stdio server Claude Code starts; it takes no arguments. */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 
+const help: CommandHelp = {
+  options: [],
+  examples: ["(run by Claude Code) terminus mcp"],
+};
+
 export const command: Command = {
   name: "mcp",
+  help,
+  unattended: true,
   usage: "terminus mcp",
   options: {},
   positionals: true,

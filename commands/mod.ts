@@ -26,7 +26,11 @@ export const REGISTRY: readonly Entry[] = [
   e("data", "data move <path>: move the data directory", () => import("./data.ts")),
   e("doctor", "what is and is not wired into Claude Code", () => import("./doctor.ts")),
   e("export", "write every visible session out as .jsonl files", () => import("./export.ts")),
-  e("help", "a command's options and examples: help <command>", () => import("./help.ts")),
+  e(
+    "help",
+    "a command's options and examples: help <command>",
+    async () => ({ command: (await import("./help.ts")).helpCommand({ find, usageText }) }),
+  ),
   e("hook", "run by Claude Code on its hook events", () => import("./hook.ts")),
   e(
     "import-history",

@@ -3,7 +3,8 @@
  * terminus observations regenerate [--since <time>]: recompute them from the archive.
  */
 import { basename } from "../core/posix.ts";
-import type { Command, Parsed } from "./types.ts";
+import type { Command, CommandHelp, Parsed } from "./types.ts";
+import { JSON_OPTION, PROJECT } from "./help_lines.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
@@ -145,8 +146,19 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
   }
 }
 
+const help: CommandHelp = {
+  options: [
+    PROJECT,
+    ["--since <time>", "regenerate only: sessions whose last turn is at or after this time"],
+    JSON_OPTION,
+  ],
+  examples: ["terminus observations --project '*'", "terminus observations regenerate"],
+};
+
 export const command: Command = {
   name: "observations",
+  help,
+  subcommands: ["regenerate"],
   usage:
     "terminus observations [--project <path>] [--json] | terminus observations regenerate [--since <time>] [--json]",
   options: { project: { type: "string" }, since: { type: "string" } },

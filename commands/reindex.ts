@@ -1,31 +1,32 @@
 /** terminus reindex: rebuild the derived tables from the archived blocks, same turn ids. */
-import { noStoreYet } from "../core/errors.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openRead } from "../core/store/db.ts";
+import { openStore } from "../core/open.ts";
 import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
 import { initCodec } from "../core/store/codec.ts";
 import { rebuildDerived } from "../core/index/reindex.ts";
 
 const empty = () => ({ sessions: 0, turns: 0, skipped: [], preserved: 0 });
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus reindex"],
+};
+
 export const command: Command = {
   name: "reindex",
+  help,
   usage: "terminus reindex [--json]",
   options: {},
   positionals: false,
   json: true,
   empty,
   async run(ctx) {
-    const r = resolveAll(ctx);
-    const ro = openRead(r.store);
-    if (!ro) {
-      return outcome("reindex", empty(), {
-        reason: `${noStoreYet(r.store)}; nothing to rebuild`,
-      });
-    }
+    const ro = await openStore(ctx);
+    if (!ro.db) return outcome("reindex", empty(), { reason: `${ro.reason}; nothing to rebuild` });
     ro.db.close();
+    const r = ro.r;
     await initCodec();
     const done = await withLockedStore(r.dataDir, r.store, (db) => {
       const res = rebuildDerived(db, undefined, ctx.progress);

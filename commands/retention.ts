@@ -2,33 +2,37 @@
  * terminus retention [--dry-run]: what the next pass would evict and delete under the current
  * rule. It only reports; retention acts inside the pass alone, through the same evaluation.
  */
-import { noStoreYet } from "../core/errors.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openRead } from "../core/store/db.ts";
+import { openStore } from "../core/open.ts";
 import { evaluateRetention } from "../core/retention/evaluate.ts";
 
 const empty = () => ({ cutoff: null, evict: [], delete: [], over: 0, excluded: 0 });
 
+const help: CommandHelp = {
+  options: [["--dry-run", "accepted; the command only ever reports"], JSON_OPTION],
+  examples: ["terminus retention --dry-run"],
+};
+
 export const command: Command = {
   name: "retention",
+  help,
   usage: "terminus retention [--dry-run] [--json]",
   options: { "dry-run": { type: "boolean" } },
   positionals: false,
   json: true,
   empty,
-  run(ctx) {
-    const r = resolveAll(ctx);
-    const opened = openRead(r.store);
-    if (!opened) {
-      return Promise.resolve(outcome("retention", empty(), {
-        reason: `${noStoreYet(r.store)}; retention has nothing to act on yet`,
-      }));
+  async run(ctx) {
+    const opened = await openStore(ctx);
+    if (!opened.db) {
+      return outcome("retention", empty(), {
+        reason: `${opened.reason}; retention has nothing to act on yet`,
+      });
     }
-    const { db, warnings } = opened;
+    const { db, warnings, r } = opened;
     try {
-      const plan = evaluateRetention(db, r.cfg, new Date());
+      const plan = evaluateRetention(db, r.cfg, ctx.now());
       const data = {
         cutoff: plan.cutoff,
         evict: plan.evict.map((s) => s.sessionKey),
@@ -55,7 +59,7 @@ export const command: Command = {
         );
       }
       if (reason) counts.push(reason);
-      return Promise.resolve(outcome("retention", data, { reason, human, counts, warnings }));
+      return outcome("retention", data, { reason, human, counts, warnings });
     } finally {
       db.close();
     }

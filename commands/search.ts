@@ -1,6 +1,7 @@
 /** terminus search <words>: find past turns by text, path, error line or identifier. */
 import { basename, resolve } from "../core/posix.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION, PROJECT, RAW, SINCE, UNTIL } from "./help_lines.ts";
 import { boldWanted, type Chunk, emphasized, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
@@ -91,8 +92,29 @@ function terminalHits(hits: Hit[], terms: string[], bold: boolean): Chunk[] {
   return out;
 }
 
+const help: CommandHelp = {
+  options: [
+    PROJECT,
+    ["--tool <name>", "only turns that called this tool, such as Bash or Read"],
+    ["--kind <type>", "only records of this type: user, assistant, system, attachment"],
+    ["--prompts", "only prompts typed by a person (tool results are user records too)"],
+    ["--path <path>", "only turns whose tool call or result names this exact path; repeatable"],
+    SINCE,
+    UNTIL,
+    ["--limit <n>", "how many hits (default 10, at most 50)"],
+    RAW,
+    JSON_OPTION,
+  ],
+  examples: [
+    "terminus search SearchManager retry",
+    "terminus search --path src/main.ts --project '*'",
+  ],
+};
+
 export const command: Command = {
   name: "search",
+  help,
+  wordsMayLookLikeOptions: true,
   usage:
     "terminus search [<words>...] [--project <path>] [--tool <name>] [--kind <type>] [--prompts] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
   options: {

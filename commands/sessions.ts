@@ -3,7 +3,8 @@
  * Verbs on one session (by number, UUID, UUID prefix or path): show, export, restore, name,
  * tag, untag, delete, changes; search over sessions; and browse, the interactive browser.
  */
-import type { Command, Parsed } from "./types.ts";
+import type { Command, CommandHelp, Parsed } from "./types.ts";
+import { JSON_OPTION, PROJECT, SINCE, UNTIL } from "./help_lines.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome, terminalColumns, terminalStyle } from "../core/output.ts";
 import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
@@ -379,8 +380,46 @@ function runVerb(ctx: Context, a: Parsed, verb: Verb): Promise<Outcome> {
   }
 }
 
+const help: CommandHelp = {
+  options: [
+    PROJECT,
+    SINCE,
+    UNTIL,
+    ["--limit <n>", "at most this many sessions, the newest (default all)"],
+    ["--tag <t>", "only sessions carrying this tag; repeat to require several"],
+    ["--full", "show: tool results printed whole"],
+    ["--no-pager", "show: print straight to the terminal, not through $PAGER"],
+    ["--raw", "show, export: with redact_recall on, the text unfiltered for this run"],
+    ["--format md|html|jsonl", "export: the file's form"],
+    ["--clear", "name: take the session's name off"],
+    [
+      "--to <dir>",
+      "restore: the Claude Code config folder to write into (default: where it came from)",
+    ],
+    ["--dry-run", "restore, delete: say what would be done, change nothing"],
+    ["-y, --yes", "delete: answer its questions yes"],
+    ["--transcript", "delete: also delete Claude Code's transcript files (asked separately)"],
+    ["--snapshots", "delete: also remove the session from every snapshot"],
+    ["--compact", "delete: then clear its traces from the store file (as terminus compact)"],
+    ["--file <path>", "changes: only this file's changes"],
+    JSON_OPTION,
+  ],
+  examples: [
+    "terminus sessions --project '*' --limit 5",
+    "terminus sessions show 42",
+    "terminus sessions export 42 --format md > auth-flow.md",
+    "terminus sessions restore 42",
+    "terminus sessions browse",
+    "terminus sessions search auth flow --project '*'",
+    "terminus sessions changes 42 --file src/auth.ts",
+    "terminus sessions delete 42 --dry-run",
+  ],
+};
+
 export const command: Command = {
   name: "sessions",
+  help,
+  subcommands: VERBS,
   usage: [
     "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",
     "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",

@@ -1,6 +1,7 @@
 /** terminus show <id>...: the archived record behind each turn id, byte for byte. */
 import { basename } from "../core/posix.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION, PROJECT, RAW } from "./help_lines.ts";
 import { type Chunk, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { egress } from "../core/egress.ts";
@@ -16,8 +17,20 @@ import {
 import { openForRead, PROJECT_OPTION, scopeOf, wholeFlag } from "./common.ts";
 import { shellWord } from "../core/setup/locations.ts";
 
+const help: CommandHelp = {
+  options: [
+    PROJECT,
+    ["--before <n>", "also the turns before each record, same session (at most 25)"],
+    ["--after <n>", "also the turns after each record, same session (at most 25)"],
+    RAW,
+    JSON_OPTION,
+  ],
+  examples: ["terminus show 50331652", "terminus show 50331652 --after 3"],
+};
+
 export const command: Command = {
   name: "show",
+  help,
   usage: "terminus show <id>... [--project <path>] [--before <n>] [--after <n>] [--raw] [--json]",
   options: {
     ...PROJECT_OPTION,

@@ -1,10 +1,9 @@
 /** terminus stats: is what Terminus hands over on each prompt helping? */
-import { noStoreYet } from "../core/errors.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { outcome, row } from "../core/output.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openRead } from "../core/store/db.ts";
-import { statsCounts } from "../core/store/decisions.ts";
+import { openStore } from "../core/open.ts";
+import { stats } from "../core/feedback/stats.ts";
 
 function empty() {
   return {
@@ -22,24 +21,24 @@ function empty() {
   };
 }
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus stats"],
+};
+
 export const command: Command = {
   name: "stats",
+  help,
   usage: "terminus stats [--json]",
   options: {},
   positionals: false,
   json: true,
   empty,
-  run(ctx) {
-    const r = resolveAll(ctx);
-    const o = openRead(r.store);
-    if (!o) {
-      return Promise.resolve(outcome("stats", empty(), { reason: noStoreYet(r.store) }));
-    }
+  async run(ctx) {
+    const o = await openStore(ctx);
+    if (!o.db) return outcome("stats", empty(), { reason: o.reason });
     try {
-      const c = statsCounts(o.db);
-      const labelled = c.hits + c.false_positives;
-      const precision = labelled === 0 ? null : Math.round((c.hits / labelled) * 100) / 100;
-      const data = { ...c, precision };
+      const c = stats(o.db);
       const human = [
         row("decisions", c.decisions, 18),
         row("  compacted", c.compacted_decisions, 18),
@@ -47,7 +46,7 @@ export const command: Command = {
         row("injected turns", c.injected_turns, 18),
         row("hits", c.hits, 18),
         row("false positives", c.false_positives, 18),
-        row("precision", precision === null ? "-" : precision.toFixed(2), 18),
+        row("precision", c.precision === null ? "-" : c.precision.toFixed(2), 18),
         row("misses", c.misses, 18),
         row("wasted budget", c.wasted_budget, 18),
         row("chars injected", c.chars_injected, 18),
@@ -58,9 +57,7 @@ export const command: Command = {
           "no prompt is logged yet: the UserPromptSubmit hook logs each prompt once Terminus is wired into Claude Code (terminus doctor shows whether it is), and prompts in excluded projects are never logged",
         ]
         : [];
-      return Promise.resolve(
-        outcome("stats", data, { human: [human], warnings: o.warnings, counts: why }),
-      );
+      return outcome("stats", c, { human: [human], warnings: o.warnings, counts: why });
     } finally {
       o.db.close();
     }

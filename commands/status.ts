@@ -1,6 +1,7 @@
 /** terminus status: the store, its counts, and the last archive pass. Takes no lock. */
 import { noStoreYet } from "../core/errors.ts";
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { humanBytes, outcome, painted, row, terminalStyle } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
@@ -36,8 +37,14 @@ function empty() {
   };
 }
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus status", "terminus status --json"],
+};
+
 export const command: Command = {
   name: "status",
+  help,
   usage: "terminus status [--json]",
   options: {},
   positionals: false,

@@ -6,42 +6,34 @@
  * before its answer can be read, so `ask` puts it on stderr itself (everything else goes
  * through the outcome, as in every command).
  */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
 import { escapeControls, outcome } from "../core/output.ts";
 import { uninstall } from "../core/setup/uninstall.ts";
+import { readLine, writeAll } from "../io.ts";
 
 /** Writes the question to stderr and reads one line; null when stdin ends first. */
 export async function ask(question: string): Promise<boolean | null> {
-  const enc = new TextEncoder();
-  let buf = enc.encode(escapeControls(question));
-  while (buf.length > 0) buf = buf.subarray(Deno.stderr.writeSync(buf));
-  const chunks: number[] = [];
-  const one = new Uint8Array(1);
-  let sawAny = false;
-  while (true) {
-    let n: number | null;
-    try {
-      n = await Deno.stdin.read(one);
-    } catch {
-      n = null;
-    }
-    if (n === null) break;
-    if (n === 0) continue;
-    sawAny = true;
-    if (one[0] === 0x0a) break;
-    chunks.push(one[0]);
-    if (chunks.length > 1024) break;
-  }
-  if (!sawAny) {
-    Deno.stderr.writeSync(enc.encode("\n"));
+  writeAll("stderr", [escapeControls(question)]);
+  const answer = await readLine(1024);
+  if (answer === null) {
+    writeAll("stderr", ["\n"]);
     return null;
   }
-  const answer = new TextDecoder().decode(new Uint8Array(chunks)).trim().toLowerCase();
-  return answer === "y" || answer === "yes";
+  const a = answer.trim().toLowerCase();
+  return a === "y" || a === "yes";
 }
+
+const help: CommandHelp = {
+  options: [
+    ["--purge", "also delete the data directory, after asking once"],
+    ["-y, --yes", "answer the --purge question yes"],
+  ],
+  examples: ["terminus uninstall", "terminus uninstall --purge"],
+};
 
 export const command: Command = {
   name: "uninstall",
+  help,
   usage: "terminus uninstall [--purge] [-y | --yes]",
   options: {
     purge: { type: "boolean" },

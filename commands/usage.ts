@@ -2,7 +2,8 @@
  * terminus usage: where the bytes went, in two tables that never mix. The archive (by project
  * and by month) adds up to archive_bytes; the file by table adds up to file_bytes.
  */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { humanBytes, outcome } from "../core/output.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
@@ -38,8 +39,14 @@ function inDateOrder<T extends { key: string | null }>(rows: T[]): T[] {
   );
 }
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus usage"],
+};
+
 export const command: Command = {
   name: "usage",
+  help,
   usage: "terminus usage [--json]",
   options: {},
   positionals: false,

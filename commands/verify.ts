@@ -1,27 +1,30 @@
 /** terminus verify: every archived block against its hash, every session against its checksum. */
-import type { Command } from "./types.ts";
+import type { Command, CommandHelp } from "./types.ts";
+import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openRead } from "../core/store/db.ts";
+import { openStore } from "../core/open.ts";
 import { verifyStore } from "../core/store/inspect.ts";
 import { initCodec } from "../core/store/codec.ts";
 
 const empty = () => ({ checked: 0, failures: [] });
 
+const help: CommandHelp = {
+  options: [JSON_OPTION],
+  examples: ["terminus verify"],
+};
+
 export const command: Command = {
   name: "verify",
+  help,
   usage: "terminus verify [--json]",
   options: {},
   positionals: false,
   json: true,
   empty,
   async run(ctx) {
-    const r = resolveAll(ctx);
-    const opened = openRead(r.store);
-    if (!opened) {
-      return outcome("verify", empty(), {
-        reason: `no store yet at ${r.store}; nothing to verify`,
-      });
+    const opened = await openStore(ctx);
+    if (!opened.db) {
+      return outcome("verify", empty(), { reason: `${opened.reason}; nothing to verify` });
     }
     const { db, warnings } = opened;
     try {

@@ -14,6 +14,7 @@ import {
   SNAPSHOT_INTERVAL_HOURS_DEFAULT,
   SNAPSHOT_KEEP_DEFAULT,
 } from "./constants.ts";
+import { editDistance } from "./suggest.ts";
 
 export type CaptureMode = "full" | "lean" | "minimal";
 export type RetentionAction = "keep" | "evict" | "delete";
@@ -91,22 +92,6 @@ const KNOWN_KEYS: Record<string, string[]> = {
   privacy: ["redact_recall"],
 };
 
-/** Edits (insert, delete, replace, swap two neighbours) from `a` to `b`. */
-function distance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => [i, ...Array(b.length).fill(0)]);
-  for (let j = 1; j <= b.length; j++) d[0][j] = j;
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.length][b.length];
-}
-
 /**
  * Unknown keys that look like a misspelling of a known one (`brief_char`, `[snapshots]`), one
  * line each. Unknown keys are ignored, as the file format promises; this only lets doctor say
@@ -129,7 +114,7 @@ export function nearMissKeys(text: string): string[] {
         if (sub && KNOWN_KEYS[sub] && isTable(t[k])) look(t[k] as Table, sub);
         continue;
       }
-      const close = known.find((c) => distance(k, c) <= Math.min(2, Math.floor(c.length / 3)));
+      const close = known.find((c) => editDistance(k, c) <= Math.min(2, Math.floor(c.length / 3)));
       if (close) {
         const name = (x: string) => (table === "" ? x : `${table}.${x}`);
         out.push(`${name(k)} is not a setting Terminus reads; did you mean ${name(close)}?`);

@@ -5,7 +5,7 @@
 import { type Env, processEnv } from "./paths.ts";
 import { HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
-import { type Conversation, terminal } from "./conversation.ts";
+import type { Conversation } from "./conversation.ts";
 
 export interface Context {
   env: Env;
@@ -15,8 +15,10 @@ export interface Context {
   self: string[];
   /** Progress for long work, when a person is watching a terminal; absent otherwise. */
   progress?: ProgressFactory;
-  /** Where a command that talks as it goes (data move) says, warns and asks. */
+  /** Where a command that talks as it goes (data move) says, warns and asks; mod.ts sets it. */
   io?: Conversation;
+  /** The clock: what a use case calls "now" (a test hands in a fixed one). */
+  now: () => Date;
 }
 
 export function processContext(): Context {
@@ -30,7 +32,7 @@ export function processContext(): Context {
   return {
     env: processEnv,
     cwd,
-    io: terminal,
+    now: () => new Date(),
     // worked out only by the commands that start the program again (about 0.7 ms of
     // permission queries and path lookups, which a search or a hook would pay for nothing)
     get self() {

@@ -3,7 +3,6 @@
  * maybe hand Claude Code some text. Once the event is known this always exits 0; anything
  * wrong is one line on stderr.
  */
-import { setPriority } from "node:os";
 import type { Context } from "../core/context.ts";
 import {
   HOOK_DEADLINE_MS,
@@ -23,6 +22,8 @@ import { queueDecision } from "../core/inject/queue.ts";
 import { readState, writeState } from "../core/inject/state.ts";
 import { StdinWait } from "../core/inject/stdin_wait.ts";
 import { claimPassStart } from "../core/ingest/gate.ts";
+import { concat } from "../core/bytes.ts";
+import { spawnDetached } from "../core/spawn.ts";
 
 export const HOOK_EVENTS = [
   "SessionStart",
@@ -48,18 +49,7 @@ export interface HookResult {
  * lookup of this hook or the next one. (Its threads start after the call, so they inherit it.)
  */
 export function spawnIngest(ctx: Context): void {
-  const [cmd, ...args] = ctx.self;
-  const child = new Deno.Command(cmd, {
-    args: [...args, "ingest"],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
-  try {
-    setPriority(child.pid, PASS_NICENESS);
-  } catch { /* a pass at normal priority is still a pass */ }
-  child.unref();
+  spawnDetached([...ctx.self, "ingest"], { niceness: PASS_NICENESS });
 }
 
 /**
@@ -97,24 +87,14 @@ async function readStdin(): Promise<{ text: string | null; problem: string | nul
     chunks.push(buf.slice(0, n));
     // A caller that leaves stdin open still gets an answer as soon as the object is whole.
     if (buf[n - 1] === 0x7d /* } */ || buf[n - 1] === 0x0a) {
-      const text = new TextDecoder().decode(concat(chunks, total));
+      const text = new TextDecoder().decode(concat(chunks));
       try {
         JSON.parse(text);
         return { text, problem: null };
       } catch { /* not whole yet */ }
     }
   }
-  return { text: new TextDecoder().decode(concat(chunks, total)), problem: null };
-}
-
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  const all = new Uint8Array(total);
-  let o = 0;
-  for (const c of chunks) {
-    all.set(c, o);
-    o += c.length;
-  }
-  return all;
+  return { text: new TextDecoder().decode(concat(chunks)), problem: null };
 }
 
 function output(event: HookEvent, text: string | null, warning: string | null = null): string {

@@ -1,19 +1,17 @@
 /**
- * terminus help <command>, and misuse of a command printing that command's usage: the one
- * table of option lines is held to each command's parsed options.
+ * terminus help <command>, and misuse of a command printing that command's usage: each
+ * command's declared help lines are held to the options it parses.
  */
 import assert from "node:assert/strict";
 import { runCli, sandbox } from "./helpers.ts";
 import { REGISTRY } from "../commands/mod.ts";
-import { HELP } from "../commands/help.ts";
 
 /** The option words a help line names: "-y, --yes" -> ["y", "yes"], "--path <p>" -> ["path"]. */
 function flagsOf(line: string): string[] {
   return [...line.matchAll(/(?:^|[ ,])--?([a-z][a-z-]*)/g)].map((m) => m[1]);
 }
 
-Deno.test("the help table has a line for every option each command parses, and nothing else", async () => {
-  assert.deepEqual(Object.keys(HELP).sort(), REGISTRY.map((e) => e.name).sort());
+Deno.test("each command's help has a line for every option it parses, and nothing else", async () => {
   for (const e of REGISTRY) {
     const cmd = await e.load();
     const parsed = new Set<string>();
@@ -23,11 +21,11 @@ Deno.test("the help table has a line for every option each command parses, and n
     }
     if (cmd.json) parsed.add("json");
     const documented = new Set([
-      ...HELP[e.name].options.flatMap(([f]) => flagsOf(f)),
-      ...(HELP[e.name].internal ?? []),
+      ...cmd.help.options.flatMap(([f]) => flagsOf(f)),
+      ...(cmd.help.internal ?? []),
     ]);
     assert.deepEqual([...documented].sort(), [...parsed].sort(), `${e.name}'s help lines`);
-    assert.ok(HELP[e.name].examples.length >= 1, `${e.name} has an example`);
+    assert.ok(cmd.help.examples.length >= 1, `${e.name} has an example`);
   }
 });
 
@@ -40,10 +38,10 @@ Deno.test("terminus help <command> prints its usage, every option and examples o
     assert.equal(r.err, "");
     assert.ok(r.out.startsWith(`usage: ${cmd.usage}\n`), r.out);
     assert.ok(r.out.includes(e.summary));
-    for (const [flag] of HELP[e.name].options) {
+    for (const [flag] of cmd.help.options) {
       assert.match(r.out, new RegExp(`^  ${flag.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}  `, "m"));
     }
-    for (const ex of HELP[e.name].examples) assert.ok(r.out.includes(`  ${ex}\n`), ex);
+    for (const ex of cmd.help.examples) assert.ok(r.out.includes(`  ${ex}\n`), ex);
   }
   // with no command: the usage text, as terminus --help prints it
   const bare = await runCli(sb, ["help"]);
@@ -56,7 +54,6 @@ Deno.test("misusing a command prints one error line, then that command's usage, 
   await using sb = await sandbox();
   for (
     const [args, usage] of [
-      [["search", "--help"], "usage: terminus search [<words>...]"],
       [["show"], "usage: terminus show <id>"],
       [["status", "--bogus"], "usage: terminus status [--json]"],
       [["install", "--json"], "usage: terminus install"],
@@ -79,4 +76,57 @@ Deno.test("misusing a command prints one error line, then that command's usage, 
     assert.match(r.err, /^terminus: unknown command 'nope'\n/);
     assert.match(r.err, /^ {2}backfill /m);
   }
+});
+
+Deno.test("<command> --help and -h are still misuse, exit 2, but print that command's whole help", async () => {
+  await using sb = await sandbox();
+  for (
+    const args of [
+      ["search", "--help"],
+      ["status", "-h"],
+      ["sessions", "show", "--help"],
+      ["hook", "--help"],
+    ]
+  ) {
+    const cmd = await REGISTRY.find((e) => e.name === args[0])!.load();
+    const r = await runCli(sb, args);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.equal(r.out, "");
+    const [first, blank, ...rest] = r.err.split("\n");
+    assert.match(first, /^terminus: /);
+    assert.equal(blank, "");
+    assert.ok(rest.join("\n").startsWith(`usage: ${cmd.usage}\n`), r.err);
+    assert.match(r.err, /^examples:$/m, "the whole help, not one usage line");
+    for (const ex of cmd.help.examples) assert.ok(r.err.includes(`  ${ex}\n`), ex);
+  }
+  // after --, --help is a word like any other
+  const words = await runCli(sb, ["search", "--", "--help"]);
+  assert.doesNotMatch(words.err, /^examples:$/m);
+});
+
+Deno.test("a slip of a command or subcommand name says which was meant and gives one usage line", async () => {
+  await using sb = await sandbox();
+  const r = await runCli(sb, ["serch", "retry"]);
+  assert.equal(r.code, 2);
+  assert.equal(r.out, "");
+  const search = await REGISTRY.find((e) => e.name === "search")!.load();
+  assert.equal(
+    r.err,
+    `terminus: unknown command 'serch'; did you mean 'search'?\n\nusage: ${search.usage}\n` +
+      "terminus help search lists every option, with examples.\n",
+  );
+  for (const [typo, meant] of [["stauts", "status"], ["verfy", "verify"], ["sess", "sessions"]]) {
+    const t = await runCli(sb, [typo]);
+    assert.equal(t.code, 2);
+    assert.match(
+      t.err,
+      new RegExp(`^terminus: unknown command '${typo}'; did you mean '${meant}'\\?\n`),
+    );
+  }
+  const sub = await runCli(sb, ["sessions", "shwo", "1"]);
+  assert.equal(sub.code, 2);
+  assert.match(sub.err, /^terminus: sessions takes no argument 'shwo'.*; did you mean 'show'\?\n/);
+  const data = await runCli(sb, ["data", "mvoe", "/tmp/x"]);
+  assert.equal(data.code, 2);
+  assert.match(data.err, /; did you mean 'move'\?\n/);
 });

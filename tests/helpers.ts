@@ -10,6 +10,7 @@ import { permissionFlags } from "../core/context.ts";
 import { openRead } from "../core/store/db.ts";
 import { readWholeStream } from "../core/store/archive.ts";
 import { initCodec } from "../core/store/codec.ts";
+import { concat } from "../core/bytes.ts";
 
 /** The CLI's entry, found relative to this file. */
 export const MOD_PATH = fileURLToPath(new URL("../mod.ts", import.meta.url));
@@ -57,8 +58,13 @@ function denoDir(): Promise<string> {
   return denoDirPromise;
 }
 
-export async function sandbox(): Promise<Sandbox> {
-  const dir = await Deno.makeTempDir({ prefix: "terminus-test-" });
+/**
+ * A temp world: HOME, TERMINUS_CONFIG_DIR and CLAUDE_CONFIG_DIR (with an empty projects/)
+ * made, TERMINUS_DATA_DIR named but not made (the first pass creates it), and `env` naming
+ * them plus `extra`. The in-process layer (tests/unit/world.ts) builds on it too.
+ */
+export async function tempWorld(prefix: string, extra: Record<string, string>): Promise<Sandbox> {
+  const dir = await Deno.makeTempDir({ prefix });
   const home = join(dir, "home");
   const config = join(dir, "config");
   const claude = join(dir, "claude");
@@ -67,14 +73,12 @@ export async function sandbox(): Promise<Sandbox> {
   await Deno.mkdir(config);
   await Deno.mkdir(join(claude, "projects"), { recursive: true });
   const env: Record<string, string> = {
-    PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
     HOME: home,
     TERMINUS_DATA_DIR: data,
     TERMINUS_CONFIG_DIR: config,
     CLAUDE_CONFIG_DIR: claude,
-    DENO_DIR: await denoDir(),
-    DENO_NO_UPDATE_CHECK: "1",
     NO_COLOR: "1",
+    ...extra,
   };
   return {
     dir,
@@ -88,6 +92,14 @@ export async function sandbox(): Promise<Sandbox> {
       await Deno.remove(dir, { recursive: true }).catch(() => {});
     },
   };
+}
+
+export async function sandbox(): Promise<Sandbox> {
+  return tempWorld("terminus-test-", {
+    PATH: Deno.env.get("PATH") ?? "/usr/local/bin:/usr/bin:/bin",
+    DENO_DIR: await denoDir(),
+    DENO_NO_UPDATE_CHECK: "1",
+  });
 }
 
 /* ---------- running the CLI ---------- */
@@ -273,13 +285,7 @@ export function bytes(...parts: (string | Uint8Array | number[])[]): Uint8Array 
   const arrs = parts.map((p) =>
     typeof p === "string" ? encoder.encode(p) : p instanceof Uint8Array ? p : new Uint8Array(p)
   );
-  const out = new Uint8Array(arrs.reduce((n, a) => n + a.length, 0));
-  let o = 0;
-  for (const a of arrs) {
-    out.set(a, o);
-    o += a.length;
-  }
-  return out;
+  return concat(arrs);
 }
 
 /** A deterministic pseudo-random source (mulberry32), so a failing tree can be rebuilt. */

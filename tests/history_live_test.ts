@@ -47,7 +47,7 @@ async function sha16(text: string): Promise<string> {
   const d = new Uint8Array(
     await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)),
   );
-  return [...d.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return d.subarray(0, 8).toHex();
 }
 
 Deno.test({

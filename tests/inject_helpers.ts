@@ -4,6 +4,7 @@
  * decision queue read back. Built on tests/helpers.ts; nothing here mocks anything.
  */
 import { join } from "node:path";
+import { missedDeadline, retryPastDeadline } from "./deadline.ts";
 import {
   cliArgs,
   cliOk,
@@ -355,24 +356,19 @@ export async function hookSandbox(): Promise<Sandbox> {
   return sb;
 }
 
-export const DEADLINE_LINE = /past the 50 ms deadline/;
-
 /**
- * Runs a hook that is expected to answer, again (up to 10 times, pausing longer each time) when a loaded machine pushed
- * it past its 50 ms deadline: that silence is the contract working, not what is under test.
+ * Runs a hook that is expected to answer, again (a bounded number of times) when a loaded
+ * machine pushed it past its 50 ms deadline: that silence is the contract working, not what
+ * is under test. Any other answer is returned at once; every attempt late throws saying so.
  */
-export async function hookOnTime(
+export function hookOnTime(
   sb: Sandbox,
   args: string[],
   o: HookOptions = {},
 ): Promise<HookRun & { attempts: number }> {
-  let r: HookRun;
-  let attempts = 0;
-  do {
-    // a machine busy enough to push one hook past 50 ms tends to stay busy for a moment
-    if (attempts > 0) await new Promise((res) => setTimeout(res, 100 * attempts));
-    r = await hook(sb, args, o);
-    attempts++;
-  } while (attempts < 10 && r.out === "" && r.errLines.some((l) => DEADLINE_LINE.test(l)));
-  return { ...r, attempts };
+  return retryPastDeadline(
+    `hook ${args.join(" ")}`,
+    () => hook(sb, args, o),
+    (r) => r.out === "" && r.errLines.some(missedDeadline),
+  );
 }

@@ -23,7 +23,7 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { launcherText } from "../core/setup/placement.ts";
+import { launcherText } from "../core/setup/bundle.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
 import { BUILD_MARKER, CLAUDE_TIMEOUT_MS, VERSION } from "../core/constants.ts";
 
@@ -292,7 +292,8 @@ Deno.test({
     const r = await install(sb);
     const took = Date.now() - t0;
     await assertIncomplete(sb, r, /took longer than 30 seconds and was stopped/);
-    assert.ok(took >= CLAUDE_TIMEOUT_MS && took < CLAUDE_TIMEOUT_MS + 15_000, `took ${took} ms`);
+    // only the floor: a busy machine can take longer; the message above says it was stopped
+    assert.ok(took >= CLAUDE_TIMEOUT_MS, `took ${took} ms`);
   },
 });
 
@@ -393,10 +394,10 @@ const ALPHA_TRANSCRIPT = JSON.stringify({
   message: { role: "user", content: "hello" },
 }) + "\n";
 
-/** Waits (up to 20 s) for the detached pass to archive something; the sessions it stored. */
+/** Waits (a 5 min net, not a speed limit) for the detached pass to archive something; the sessions it stored. */
 async function archivedSessions(sb: SetupBox): Promise<number> {
   let sessions = 0;
-  for (let i = 0; i < 80 && sessions === 0; i++) {
+  for (let i = 0; i < 1200 && sessions === 0; i++) {
     await new Promise((res) => setTimeout(res, 250));
     const s = await runCli(sb, ["status", "--json"]);
     sessions = JSON.parse(s.out).data.sessions;
@@ -465,7 +466,9 @@ Deno.test({
     await using sb = await setupBox();
     const clone = join(sb.dir, "clone");
     await Deno.mkdir(clone);
-    for (const p of ["mod.ts", "deno.json", "deno.lock", "commands", "core", "hooks", "mcp"]) {
+    for (
+      const p of ["mod.ts", "io.ts", "deno.json", "deno.lock", "commands", "core", "hooks", "mcp"]
+    ) {
       const c = await new Deno.Command("cp", { args: ["-R", join(REPO_DIR, p), join(clone, p)] })
         .output();
       assert.ok(c.success);
@@ -533,7 +536,7 @@ Deno.test({
     assert.equal(hook.err, "");
     // the pass the hook started runs from the copy too
     let ran = false;
-    for (let i = 0; i < 80 && !ran; i++) {
+    for (let i = 0; i < 1200 && !ran; i++) {
       await new Promise((res) => setTimeout(res, 250));
       const s = await runLink(["status", "--json"]);
       ran = JSON.parse(s.out).data.last_run !== null;

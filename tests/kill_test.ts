@@ -25,8 +25,7 @@ const POINTS = 10;
 const QUERIES = [["retry", "budget"], ["watermark"], ["cargo", "test"]];
 
 async function sha256(b: Uint8Array<ArrayBuffer>): Promise<string> {
-  return Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", b)))
-    .map((x) => x.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(await crypto.subtle.digest("SHA-256", b)).toHex();
 }
 
 /** Everything the store answers that a kill must not change. */

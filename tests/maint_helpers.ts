@@ -64,7 +64,7 @@ function filler(n: number, seed: number): string {
 
 export async function sha256(data: Uint8Array): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", data as Uint8Array<ArrayBuffer>);
-  return Array.from(new Uint8Array(d), (b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(d).toHex();
 }
 
 /** The permission bits of a path. */

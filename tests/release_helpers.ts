@@ -66,7 +66,7 @@ export function platformName(arch = Deno.build.arch as string): string {
 
 export async function sha256Hex(bytes: Uint8Array): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", bytes as Uint8Array<ArrayBuffer>);
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(d).toHex();
 }
 
 /* ---------- keys and signatures ---------- */

@@ -165,7 +165,7 @@ export async function mcpEntry(sb: SetupBox): Promise<unknown> {
 
 export async function sha256(bytes: Uint8Array<ArrayBuffer>): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", bytes);
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(d).toHex();
 }
 
 /**

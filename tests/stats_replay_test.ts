@@ -119,7 +119,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 async function sha256(path: string): Promise<string> {
   const d = await crypto.subtle.digest("SHA-256", await Deno.readFile(path));
-  return [...new Uint8Array(d)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return new Uint8Array(d).toHex();
 }
 
 interface Labels {

@@ -169,7 +169,7 @@ function uuidFrom(next: () => number): string {
   for (let i = 0; i < 16; i += 4) new DataView(b.buffer).setUint32(i, next());
   b[6] = (b[6] & 0x0f) | 0x40;
   b[8] = (b[8] & 0x3f) | 0x80;
-  const h = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  const h = b.toHex();
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 

@@ -6,7 +6,7 @@
  */
 import { dirname, join } from "node:path";
 import { processEnv } from "../../core/paths.ts";
-import { denoDir } from "../../core/setup/placement.ts";
+import { denoDir } from "../../core/setup/source.ts";
 import type { BenchContext } from "./context.ts";
 import { runTimed } from "./proc.ts";
 

@@ -10,7 +10,7 @@ export interface Machine {
   deno: string;
   loadavgAtStart: number[];
   commit: string | null;
-  /** Uncommitted changes under core/, commands/ or mod.ts when the run started. */
+  /** Uncommitted changes under core/, commands/, mod.ts or io.ts when the run started. */
   dirty: string[];
 }
 
@@ -50,6 +50,7 @@ export async function machine(repo: string): Promise<Machine> {
     "core",
     "commands",
     "mod.ts",
+    "io.ts",
   ], repo);
   return {
     nproc,

@@ -98,8 +98,7 @@ async function cachedPaste(dir: string, hash: string): Promise<string | null> {
     if (!st.isFile || st.size > HISTORY_LINE_MAX_BYTES) return null;
     const bytes = await Deno.readFile(path);
     const sum = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-    const hex = [...sum.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join("");
-    return hex === hash ? decoder.decode(bytes) : null;
+    return sum.subarray(0, 8).toHex() === hash ? decoder.decode(bytes) : null;
   } catch {
     return null; // missing, unreadable or not UTF-8: the entry keeps the hash alone
   }

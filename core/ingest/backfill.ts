@@ -14,6 +14,7 @@ import { openRead } from "../store/db.ts";
 import { allSessionStates, type SessionState } from "../store/archive.ts";
 import { discover } from "../transcript/discover.ts";
 import { keyFor } from "../transcript/session_key.ts";
+import { spawnDetached } from "../spawn.ts";
 
 export interface BackfillSize {
   /** Transcripts found under the roots, outside excluded projects. */
@@ -143,13 +144,5 @@ function humanDuration(seconds: number): string {
  * outlives the command that started it, and returns without waiting.
  */
 export function startBackfill(self: string[]): void {
-  const [cmd, ...args] = self;
-  const child = new Deno.Command(cmd, {
-    args: [...args, "backfill", "--work"],
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
-  child.unref();
+  spawnDetached([...self, "backfill", "--work"]);
 }

@@ -17,8 +17,10 @@ import {
   RUN_PROGRESS_MS,
 } from "../constants.ts";
 import {
+  beginWrite,
   checkpoint,
   clearRebuildPending,
+  commitWrite,
   type Db,
   DERIVED_SHAPE_SINCE,
   rebuildPendingFrom,
@@ -48,7 +50,7 @@ import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import type { ChunkInput } from "./chunk.ts";
 import type { Derived, DeriveJob } from "./derive_job.ts";
 import { InlineDeriver, type Outcome, PassDeriver } from "./deriver.ts";
-import type { Mechanical } from "../observe/mechanical.ts";
+import type { ReadyObservation } from "../observe/step.ts";
 import { ProjectResolver } from "../transcript/project.ts";
 import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
@@ -98,12 +100,6 @@ export interface PassResult {
   onlyFailed: boolean;
   /** The data directory was removed or replaced during the pass: why, for the exit-1 reason. */
   lost?: string;
-}
-
-/** A session's facts taken while archiving it, valid while its stream is `streamLen` long. */
-export interface ReadyObservation {
-  streamLen: number;
-  mechanical: Mechanical;
 }
 
 interface FileOutcome {
@@ -507,7 +503,7 @@ class Batch {
   ) {}
   open(): void {
     if (this.#open) return;
-    this.db.exec("BEGIN IMMEDIATE");
+    beginWrite(this.db);
     this.#open = true;
     this.#bytes = 0;
     this.#since = performance.now();
@@ -528,7 +524,7 @@ class Batch {
     try {
       if (this.db.isTransaction) {
         insertFts(this.db, fts);
-        this.db.exec("COMMIT");
+        commitWrite(this.db);
       }
     } catch (e) {
       rollback(this.db);

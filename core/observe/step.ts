@@ -9,9 +9,14 @@ import {
 } from "../store/observations_sql.ts";
 import { listObservations, type Visibility } from "../store/query.ts";
 import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
-import { observe } from "./mechanical.ts";
+import { type Mechanical, observe } from "./mechanical.ts";
 import { initReader } from "../store/codec.ts";
-import type { ReadyObservation } from "../ingest/pass.ts";
+
+/** A session's facts taken while the pass archived it, valid while its stream is `streamLen` long. */
+export interface ReadyObservation {
+  streamLen: number;
+  mechanical: Mechanical;
+}
 
 /** A session this pass archived whole was observed as it was read: no blocks read back. */
 function isReady(

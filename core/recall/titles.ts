@@ -5,7 +5,7 @@
  * number and title.
  */
 import type { Db } from "../store/db.ts";
-import { turnById, visibleWhere } from "../store/query.ts";
+import { turnById, visibleSessionRows, visibleWhere } from "../store/query.ts";
 import { firstTurnId, sessionsWithTitleWord, titleFactsOf } from "../store/sessions_sql.ts";
 import { chooseTitle } from "../sessions/titles.ts";
 import type { Hit, SearchArgs } from "./rank.ts";
@@ -22,14 +22,6 @@ export function annotateTitles(db: Db, hits: Hit[], filter: (s: string) => strin
     const t = f ? chooseTitle(f).title : null;
     h.title = t === null ? null : filter(t);
   }
-}
-
-function visibleSessions(db: Db, vis: SearchArgs["vis"]): number {
-  const w = visibleWhere(vis);
-  return (db.prepare(
-    `SELECT count(*) AS n FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
-     WHERE ${w.sql}`,
-  ).get(...w.params) as { n: number }).n;
 }
 
 /** A session found by its title (or name): its own part of a search's answer, never a turn. */
@@ -68,7 +60,7 @@ export function titleHits(db: Db, a: SearchArgs): TitleHit[] {
     if (words.every((w) => have.has(w))) matched.push({ no, title: t });
   }
   if (matched.length === 0) return [];
-  const score = TITLE_WEIGHT * Math.log(1 + visibleSessions(db, a.vis) / matched.length);
+  const score = TITLE_WEIGHT * Math.log(1 + visibleSessionRows(db, a.vis) / matched.length);
   const hits: TitleHit[] = [];
   for (const m of matched) {
     const id = firstTurnId(db, m.no);

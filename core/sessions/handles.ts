@@ -2,22 +2,10 @@
  * Setting a session's name and tags: checks every value first, then writes in one
  * transaction, so bad input changes nothing.
  */
-import type { Db } from "../store/db.ts";
+import { type Db, transaction } from "../store/db.ts";
 import { addTags, clearName, removeTags, setName, tagsOf } from "../store/sessions_sql.ts";
 import { UsageError } from "../errors.ts";
 import { nameProblem, tagProblem } from "./titles.ts";
-
-function inTransaction<T>(db: Db, f: () => T): T {
-  db.exec("BEGIN IMMEDIATE");
-  try {
-    const r = f();
-    db.exec("COMMIT");
-    return r;
-  } catch (e) {
-    db.exec("ROLLBACK");
-    throw e;
-  }
-}
 
 /** Every tag checked before any is written; the first bad one is named. */
 export function checkTags(tags: string[]): string[] {
@@ -36,7 +24,7 @@ export function checkName(name: string): string {
 }
 
 export function nameSession(db: Db, sessionNo: number, name: string | null): { changed: boolean } {
-  return inTransaction(db, () => {
+  return transaction(db, () => {
     if (name === null) return { changed: clearName(db, sessionNo) };
     setName(db, sessionNo, name, new Date().toISOString());
     return { changed: true };
@@ -49,7 +37,7 @@ export function tagSession(
   tags: string[],
   add: boolean,
 ): { changed: string[]; tags: string[] } {
-  return inTransaction(db, () => {
+  return transaction(db, () => {
     const changed = add ? addTags(db, sessionNo, tags) : removeTags(db, sessionNo, tags);
     return { changed, tags: tagsOf(db, sessionNo) };
   });

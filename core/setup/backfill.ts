@@ -32,17 +32,3 @@ export function sizeBackfill(cfg: Config, roots: string[], store: string): Sizin
   const s = sizeAgainst(cfg, roots, states); // the same rule `terminus backfill` prints
   return { transcripts: s.transcripts, pending: s.bytes, problems: s.problems };
 }
-
-/** Starts `argv` in its own session and process group, so it outlives install. */
-export function spawnDetached(argv: string[], env: Record<string, string>): void {
-  const [cmd, ...args] = argv;
-  const child = new Deno.Command(cmd, {
-    args,
-    env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
-  child.unref();
-}

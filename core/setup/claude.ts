@@ -7,6 +7,7 @@ import type { Env } from "../paths.ts";
 import { CLAUDE_TIMEOUT_MS } from "../constants.ts";
 import { findOnPath, MCP_NAME, shellLine } from "./locations.ts";
 import { jsonErrorWhere } from "./settings.ts";
+import { concat } from "../bytes.ts";
 
 export interface ClaudeRun {
   /** The full path run. */
@@ -22,20 +23,33 @@ export interface ClaudeRun {
 
 const decoder = new TextDecoder();
 
-async function drain(stream: ReadableStream<Uint8Array>): Promise<string> {
+/** Reads a pipe to its end, or until `cut` aborts (a grandchild may hold it open forever). */
+async function drain(stream: ReadableStream<Uint8Array>, cut: AbortSignal): Promise<string> {
   const chunks: Uint8Array[] = [];
+  const reader = stream.getReader();
+  const stop = () => void reader.cancel().catch(() => {});
+  cut.addEventListener("abort", stop, { once: true });
   try {
-    for await (const c of stream) chunks.push(c);
-  } catch { /* cut off */ }
-  let n = 0;
-  for (const c of chunks) n += c.length;
-  const all = new Uint8Array(n);
-  let o = 0;
-  for (const c of chunks) {
-    all.set(c, o);
-    o += c.length;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) chunks.push(r.value);
+  } catch {
+    /* cut off */
+  } finally {
+    cut.removeEventListener("abort", stop);
   }
-  return decoder.decode(all);
+  return decoder.decode(concat(chunks));
+}
+
+/**
+ * Calls `onTimeout` once `ms` pass, until the returned function is called. A listener left
+ * on an AbortSignal.timeout keeps the process alive, so it is always taken off.
+ */
+function after(ms: number, onTimeout: () => void): { timedOut: () => boolean; clear: () => void } {
+  const signal = AbortSignal.timeout(ms);
+  signal.addEventListener("abort", onTimeout, { once: true });
+  return {
+    timedOut: () => signal.aborted,
+    clear: () => signal.removeEventListener("abort", onTimeout),
+  };
 }
 
 function firstLine(s: string): string {
@@ -69,18 +83,18 @@ export async function runClaude(path: string, args: string[]): Promise<ClaudeRun
       failure: `${path} could not be started: ${(e as Error).message}`,
     };
   }
-  const out = drain(child.stdout);
-  const err = drain(child.stderr);
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const timedOut = new Promise<"timeout">((
-    r,
-  ) => (timer = setTimeout(() => r("timeout"), CLAUDE_TIMEOUT_MS)));
-  const status = await Promise.race([child.status, timedOut]);
-  clearTimeout(timer);
-  if (status === "timeout") {
+  const cut = new AbortController();
+  const out = drain(child.stdout, cut.signal);
+  const err = drain(child.stderr, cut.signal);
+  const limit = after(CLAUDE_TIMEOUT_MS, () => {
     try {
       child.kill("SIGKILL");
     } catch { /* already gone */ }
+  });
+  const status = await child.status;
+  limit.clear();
+  if (limit.timedOut()) {
+    cut.abort();
     return {
       path,
       args,
@@ -91,13 +105,9 @@ export async function runClaude(path: string, args: string[]): Promise<ClaudeRun
     };
   }
   // The child has exited; a grandchild holding the pipes open gets a moment, then is left.
-  let t2: ReturnType<typeof setTimeout> | undefined;
-  const late = new Promise<string>((r) => (t2 = setTimeout(() => r(""), 2_000)));
-  const [stdout, stderr] = await Promise.all([
-    Promise.race([out, late]),
-    Promise.race([err, late]),
-  ]);
-  clearTimeout(t2);
+  const late = after(2_000, () => cut.abort());
+  const [stdout, stderr] = await Promise.all([out, err]);
+  late.clear();
   const failure = status.success
     ? null
     : `${what} exited ${status.code}${

@@ -30,7 +30,8 @@ import {
   shellLine,
   shellWord,
 } from "./locations.ts";
-import { examineLink, launcherNames, linkedVersion, runningProgram } from "./placement.ts";
+import { examineLink, linkedVersion, runningProgram } from "./link.ts";
+import { launcherNames } from "./bundle.ts";
 import { examineHooks, readSettings } from "./settings.ts";
 import { claudeOnPath, readMcpState, runClaude } from "./claude.ts";
 import {
@@ -162,73 +163,62 @@ function checkBinary(loc: Locations, env: Env): { v: Verdict; works: boolean } {
   };
 }
 
-export async function doctor(inp: DoctorInput): Promise<Report> {
-  const { env } = inp;
-  const r = {} as Report;
-  let loc: Locations | null = null;
-  try {
-    loc = locations(env);
-  } catch (e) {
-    const why = (e as Error).message;
-    for (const k of CHECKS) r[k] = unknown(`${why}, so this was not checked`);
-  }
-
-  // binary, settings, hooks, mcp
-  let linkWorks = false;
-  if (loc) {
-    const b = checkBinary(loc, env);
-    r.binary = b.v;
-    linkWorks = b.works;
-    const fix = installCommand(loc, linkWorks);
-    const s = readSettings(loc.settings);
-    if (s.error) r.settings_file = problem(s.error);
-    else if (!s.exists) {
-      r.settings_file = note(`${loc.settings} is not there yet; terminus install creates it`);
-    } else r.settings_file = ok(`${loc.settings} reads as JSON`);
-    const findings = s.doc ? examineHooks(s.doc, loc.link) : null;
-    for (const event of SETUP_HOOK_EVENTS) {
-      const key = `hook_${event}` as CheckName;
-      if (s.error) {
-        r[key] = unknown(
-          `${loc.settings} does not read as a JSON object, so the ${event} entry is not known`,
-        );
-        continue;
-      }
-      const f = findings?.find((x) => x.event === event) ?? { ours: 0, others: 0 };
-      if (f.ours > 1) {
-        r[key] = problem(
-          `${loc.settings} runs ${loc.link} for ${event} ${f.ours} times: a duplicated hook entry`,
-        );
-      } else if (f.ours === 1 && f.others > 0) {
-        r[key] = note(
-          `${loc.settings} runs ${loc.link} for ${event} in exec form, and another install's terminus entry runs for it too`,
-        );
-      } else if (f.ours === 1) {
-        r[key] = ok(`${loc.settings} runs ${loc.link} for ${event} in exec form`);
-      } else {
-        r[key] = problem(`${loc.settings} has no terminus entry for ${event}`, fix);
-      }
-    }
-    const m = readMcpState(loc.claudeJson, loc.link);
-    if (m.kind === "current") {
-      r.mcp_server = ok(`${loc.claudeJson} runs ${loc.link} as the 'terminus' server`);
-    } else if (m.kind === "unreadable") r.mcp_server = problem(m.reason);
-    else if (m.kind === "absent") {
-      r.mcp_server = problem(
-        `${loc.claudeJson} ${
-          m.fileMissing ? "is not there, so it has" : "has"
-        } no 'terminus' server`,
-        fix,
+/** The binary, the settings file, the four hook entries and the MCP entry. Returns whether the link runs. */
+function checkWiring(r: Report, loc: Locations, env: Env): boolean {
+  const b = checkBinary(loc, env);
+  r.binary = b.v;
+  const linkWorks = b.works;
+  const fix = installCommand(loc, linkWorks);
+  const s = readSettings(loc.settings);
+  if (s.error) r.settings_file = problem(s.error);
+  else if (!s.exists) {
+    r.settings_file = note(`${loc.settings} is not there yet; terminus install creates it`);
+  } else r.settings_file = ok(`${loc.settings} reads as JSON`);
+  const findings = s.doc ? examineHooks(s.doc, loc.link) : null;
+  for (const event of SETUP_HOOK_EVENTS) {
+    const key = `hook_${event}` as CheckName;
+    if (s.error) {
+      r[key] = unknown(
+        `${loc.settings} does not read as a JSON object, so the ${event} entry is not known`,
       );
+      continue;
+    }
+    const f = findings?.find((x) => x.event === event) ?? { ours: 0, others: 0 };
+    if (f.ours > 1) {
+      r[key] = problem(
+        `${loc.settings} runs ${loc.link} for ${event} ${f.ours} times: a duplicated hook entry`,
+      );
+    } else if (f.ours === 1 && f.others > 0) {
+      r[key] = note(
+        `${loc.settings} runs ${loc.link} for ${event} in exec form, and another install's terminus entry runs for it too`,
+      );
+    } else if (f.ours === 1) {
+      r[key] = ok(`${loc.settings} runs ${loc.link} for ${event} in exec form`);
     } else {
-      r.mcp_server = problem(
-        `${loc.claudeJson} has a 'terminus' server that does not run ${loc.link} mcp in exec form`,
-        fix,
-      );
+      r[key] = problem(`${loc.settings} has no terminus entry for ${event}`, fix);
     }
   }
+  const m = readMcpState(loc.claudeJson, loc.link);
+  if (m.kind === "current") {
+    r.mcp_server = ok(`${loc.claudeJson} runs ${loc.link} as the 'terminus' server`);
+  } else if (m.kind === "unreadable") r.mcp_server = problem(m.reason);
+  else if (m.kind === "absent") {
+    r.mcp_server = problem(
+      `${loc.claudeJson} ${m.fileMissing ? "is not there, so it has" : "has"} no 'terminus' server`,
+      fix,
+    );
+  } else {
+    r.mcp_server = problem(
+      `${loc.claudeJson} has a 'terminus' server that does not run ${loc.link} mcp in exec form`,
+      fix,
+    );
+  }
 
-  // claude
+  return linkWorks;
+}
+
+/** Claude Code on PATH, by its own --version. */
+async function checkClaude(r: Report, env: Env): Promise<void> {
   const claude = claudeOnPath(env);
   if (!claude) r.claude_code = unknown("claude is not on PATH, so its version is not known");
   else {
@@ -236,8 +226,10 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
     if (v.failure) r.claude_code = problem(v.failure);
     else r.claude_code = ok(`${claude} reports ${v.stdout.trim().split("\n")[0]}`);
   }
+}
 
-  // config, roots
+/** The config loads, names no near-miss key, and its transcript roots are there. */
+function checkConfigRoots(r: Report, env: Env): void {
   let roots: string[] | null = null;
   let configured = false;
   try {
@@ -279,8 +271,10 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   if (near.length && r.config_roots && r.config_roots.state !== "problem") {
     r.config_roots = note(`${r.config_roots.finding}; ${near.join("; ")}`, r.config_roots.fix);
   }
+}
 
-  // data directory, store, last run
+/** The data directory, the store in it and the last archive pass. */
+function checkData(r: Report, env: Env, loc: Locations | null, linkWorks: boolean): void {
   let data: string | null = null;
   try {
     data = resolveDataDir(env);
@@ -361,13 +355,31 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
     r.store = unknown("the data directory cannot be resolved, so the store was not looked for");
     r.last_run = unknown("the data directory cannot be resolved, so the last run is not known");
   }
+}
 
-  // the two Claude Code settings
-  if (loc) {
-    const layers = settingsLayers(loc.settings, inp.cwd);
-    r.cleanup_period_days = judgeCleanup(readLayered(layers, "cleanupPeriodDays"), loc.settings);
-    r.auto_compact = judgeAutoCompact(readLayered(layers, "autoCompactEnabled"), env);
+/** The two Claude Code settings the guide asks about: cleanupPeriodDays and autoCompactEnabled. */
+function checkClaudeSettings(r: Report, loc: Locations, cwd: string, env: Env): void {
+  const layers = settingsLayers(loc.settings, cwd);
+  r.cleanup_period_days = judgeCleanup(readLayered(layers, "cleanupPeriodDays"), loc.settings);
+  r.auto_compact = judgeAutoCompact(readLayered(layers, "autoCompactEnabled"), env);
+}
+
+export async function doctor(inp: DoctorInput): Promise<Report> {
+  const { env } = inp;
+  const r = {} as Report;
+  let loc: Locations | null = null;
+  try {
+    loc = locations(env);
+  } catch (e) {
+    const why = (e as Error).message;
+    for (const k of CHECKS) r[k] = unknown(`${why}, so this was not checked`);
   }
+
+  const linkWorks = loc ? checkWiring(r, loc, env) : false;
+  await checkClaude(r, env);
+  checkConfigRoots(r, env);
+  checkData(r, env, loc, linkWorks);
+  if (loc) checkClaudeSettings(r, loc, inp.cwd, env);
 
   const out = {} as Report;
   for (const k of CHECKS) out[k] = r[k] ?? unknown("not checked");

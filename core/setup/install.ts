@@ -10,18 +10,9 @@ import { dirname, exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
 import { runtimePath } from "../context.ts";
 import { type Locations, locations, onPath, pathLine, type SetupHookEvent } from "./locations.ts";
-import {
-  examineLink,
-  placeCompiled,
-  type Placed,
-  placeInstalled,
-  placeLink,
-  placeSource,
-  planSource,
-  type Program,
-  runningProgram,
-  type SourcePlan,
-} from "./placement.ts";
+import { examineLink, type Program, runningProgram } from "./link.ts";
+import { planSource, type SourcePlan } from "./source.ts";
+import { placeCompiled, type Placed, placeInstalled, placeLink, placeSource } from "./placement.ts";
 import {
   hooksShapeProblem,
   isTwoSpace,
@@ -40,7 +31,8 @@ import {
   wantedEntry,
 } from "./claude.ts";
 import { judgeCleanup, readLayered, type Verdict } from "./claude_settings.ts";
-import { sizeBackfill, type Sizing, spawnDetached } from "./backfill.ts";
+import { sizeBackfill, type Sizing } from "./backfill.ts";
+import { spawnDetached } from "../spawn.ts";
 
 export interface InstallInput {
   env: Env;
@@ -226,7 +218,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     try {
       // the backfill's detached worker
-      spawnDetached([...argv, "backfill", "--work"], placed.env);
+      spawnDetached([...argv, "backfill", "--work"], { env: placed.env });
       backfill.started = true;
     } catch (e) {
       backfill.problem = `the backfill could not be started (${(e as Error).message})`;

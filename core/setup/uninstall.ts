@@ -12,7 +12,7 @@ import { humanBytes } from "../output.ts";
 import { type Locations, locations, shellWord, versionFile } from "./locations.ts";
 import { dataLocationFile } from "../move/location.ts";
 import { VERSION } from "../constants.ts";
-import { examineLink } from "./placement.ts";
+import { examineLink } from "./link.ts";
 import {
   isTwoSpace,
   readSettings,

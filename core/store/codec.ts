@@ -8,6 +8,7 @@
  * search with no hit to excerpt pays for none of them.
  */
 import { BLOCK_BYTES, ZSTD_LEVEL } from "../constants.ts";
+import { concat } from "../bytes.ts";
 
 type Zlib = typeof import("node:zlib");
 type Hasher = Awaited<ReturnType<typeof import("hash-wasm").createBLAKE3>>;
@@ -96,15 +97,5 @@ export function frameBlocks(bytes: Uint8Array, firstBlock: number): Frame[] {
 
 /** The session checksum: BLAKE3 over the concatenated block hashes, in block order. */
 export function sessionChecksum(hashes: Uint8Array[]): Uint8Array {
-  const all = new Uint8Array(hashes.reduce((n, h) => n + h.length, 0));
-  let o = 0;
-  for (const h of hashes) {
-    all.set(h, o);
-    o += h.length;
-  }
-  return blake3(all);
-}
-
-export function hex(b: Uint8Array): string {
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  return blake3(concat(hashes));
 }

@@ -553,6 +553,22 @@ export function cached(db: Db, sql: string): StatementSync {
   return st;
 }
 
+/**
+ * Opens a write transaction that a batch writer commits later with commitWrite (the pass
+ * groups several files' writes in one); anything shorter uses transaction().
+ */
+export function beginWrite(db: Db): void {
+  db.exec("BEGIN IMMEDIATE");
+}
+
+export function commitWrite(db: Db): void {
+  db.exec("COMMIT");
+}
+
+/**
+ * Runs `fn` in one write transaction (a savepoint when one is already open). On an error the
+ * work is rolled back and the error itself is thrown: a failed ROLLBACK never replaces it.
+ */
 export function transaction<T>(db: Db, fn: () => T): T {
   const nested = db.isTransaction;
   db.exec(nested ? "SAVEPOINT nested" : "BEGIN IMMEDIATE");

@@ -8,7 +8,7 @@
  * needs no other migration; reads check they exist. They are not derived: reindex leaves them.
  */
 import { type Db, transaction } from "./db.ts";
-import { type Visibility, visibleWhere } from "./query.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
 
 const HISTORY_DDL = `
 CREATE TABLE IF NOT EXISTS history_prompts (

@@ -8,28 +8,17 @@ import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
 import { historyProjects } from "./history_sql.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
 
-/** Which sessions a read may see: one project (or every project), minus excluded ones. */
-export interface Visibility {
-  /** null = every project ('*'). */
-  project: string | null;
-  exclude: string[];
-}
+export { type Visibility, visibleWhere };
 
-/** A WHERE fragment over session_meta alias `m`, and its parameters. */
-export function visibleWhere(v: Visibility): { sql: string; params: string[] } {
-  const parts: string[] = [];
-  const params: string[] = [];
-  if (v.project !== null) {
-    parts.push("m.project = ?");
-    params.push(v.project);
-  }
-  for (const e of v.exclude) {
-    parts.push("NOT (m.project IS NOT NULL AND (m.project = ? OR substr(m.project, 1, ?) = ?))");
-    const prefix = e.endsWith("/") ? e : e + "/";
-    params.push(e, String(prefix.length), prefix);
-  }
-  return { sql: parts.length ? parts.join(" AND ") : "1", params };
+/** Every session row a read may see, subagents' included (search's title weight scales with it). */
+export function visibleSessionRows(db: Db, vis: Visibility): number {
+  const w = visibleWhere(vis);
+  return (db.prepare(
+    `SELECT count(*) AS n FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
+     WHERE ${w.sql}`,
+  ).get(...w.params) as { n: number }).n;
 }
 
 /**

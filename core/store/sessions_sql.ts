@@ -4,7 +4,8 @@
  * first typed prompt). None of these tables is derived: a reindex leaves names and tags alone,
  * eviction keeps them all, and only retention's delete removes them with the session.
  */
-import type { Db } from "./db.ts";
+// the connection type from its source: db.ts builds its schema from this module
+import type { DatabaseSync as Db } from "node:sqlite";
 
 export const SESSIONS_DDL = `
 CREATE TABLE IF NOT EXISTS session_names (

@@ -48,6 +48,8 @@ export interface Home {
   data: string;
   config: string;
   launcher: string;
+  /** Every hook's stderr, appended (the hooks run through a wrapper that copies it here). */
+  hookLog: string;
   env: Record<string, string>;
 }
 
@@ -109,18 +111,27 @@ export async function makeHome(modelUrl: string): Promise<Home> {
     }).output();
     if (!r.success) throw new Error(`git ${args[0]} failed: ${new TextDecoder().decode(r.stderr)}`);
   }
+  // Claude Code keeps a quiet hook's stderr to itself; a test told "no brief" needs to know
+  // whether the hook said it ran past its deadline, so the hooks' stderr is also kept here.
+  const hookLog = join(root, "hook-stderr.log");
+  const hookLauncher = join(bin, "terminus-hook");
+  await Deno.writeTextFile(
+    hookLauncher,
+    `#!/bin/sh\nerr="$(mktemp)"\n'${launcher}' "$@" 2>"$err"\nrc=$?\ncat "$err" >>'${hookLog}'\ncat "$err" >&2\nrm -f "$err"\nexit $rc\n`,
+    { mode: 0o755 },
+  );
   const hooks: Record<string, unknown> = {};
   for (const event of ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"]) {
     hooks[event] = [{
       matcher: "",
-      hooks: [{ type: "command", command: launcher, args: ["hook", event] }],
+      hooks: [{ type: "command", command: hookLauncher, args: ["hook", event] }],
     }];
   }
   await Deno.writeTextFile(
     join(home, ".claude", "settings.json"),
     JSON.stringify({ hooks }, null, 2) + "\n",
   );
-  return { root, home, project, data, config, launcher, env };
+  return { root, home, project, data, config, launcher, hookLog, env };
 }
 
 export interface Run {

@@ -1,0 +1,17 @@
+/** Help lines several commands share, worded once. */
+import type { HelpLine } from "./types.ts";
+
+export const PROJECT: HelpLine = [
+  "--project <path>",
+  "the project containing <path>; '*' for every project",
+];
+export const SINCE: HelpLine = [
+  "--since <time>",
+  "from this UTC time on (YYYY-MM-DD or ...THH:MM:SS.mmmZ)",
+];
+export const UNTIL: HelpLine = [
+  "--until <time>",
+  "up to this UTC time; a bare date means the end of that day",
+];
+export const JSON_OPTION: HelpLine = ["--json", "write one JSON document on stdout"];
+export const RAW: HelpLine = ["--raw", "with redact_recall on, print unfiltered text for this run"];

@@ -1,0 +1,87 @@
+/**
+ * Turning a command's arguments into its Parsed values, by the options the command declares,
+ * and running it. The dispatcher and the in-process tests share both, so they agree.
+ */
+import type { Command, Parsed } from "./types.ts";
+import type { Context } from "../core/context.ts";
+import { type Outcome, outcome } from "../core/output.ts";
+import { errorText, UsageError } from "../core/errors.ts";
+
+/**
+ * `--limit -5` as one option and its value: parseArgs calls a value starting with a dash
+ * ambiguous, which hides that the real trouble is a negative number the command refuses.
+ */
+function joinNegativeValues(args: string[], options: Command["options"]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    if (a === "--") return [...out, ...args.slice(i)];
+    const next = args[i + 1];
+    const opt = a.startsWith("--") ? options[a.slice(2)] : undefined;
+    if (opt?.type === "string" && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${a}=${next}`);
+      i++;
+    } else out.push(a);
+  }
+  return out;
+}
+
+export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
+  if (cmd.plainArgs) {
+    // Skips node:util (about 7 ms of start-up, which the hook cannot spare): no option at all.
+    const option = args.find((a) => a.startsWith("-"));
+    if (option) throw new UsageError(`${cmd.name}: unknown option '${option}'`);
+    return { values: {}, positionals: args, json: false, rawArgs: args };
+  }
+  const { parseArgs } = await import("node:util");
+  const options = { ...cmd.options };
+  if (cmd.json) options.json = { type: "boolean" };
+  try {
+    const { values, positionals } = parseArgs({
+      args: joinNegativeValues(args, options),
+      options,
+      strict: true,
+      allowPositionals: cmd.positionals,
+    });
+    const json = values.json === true;
+    delete (values as Record<string, unknown>).json;
+    return { values: values as Parsed["values"], positionals, json, rawArgs: args };
+  } catch (e) {
+    const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
+    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
+    if (negative) {
+      throw new UsageError(
+        `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
+      );
+    }
+    const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
+    if (unknown && cmd.wordsMayLookLikeOptions) {
+      // a query word may start with '-' (a flag being looked up): say how to ask for it
+      throw new UsageError(
+        `${cmd.name}: unknown option '${
+          unknown[1]
+        }'; to search for a word that starts with '-', put -- before the query: terminus ${cmd.name} -- ${
+          unknown[1]
+        }`,
+      );
+    }
+    throw new UsageError(`${cmd.name}: ${msg}`);
+  }
+}
+
+/**
+ * Runs a parsed command. Misuse (UsageError) is thrown on for the caller to answer with exit 2;
+ * any other error becomes the command's failed outcome, exit 1, with its empty document.
+ */
+export async function runCommand(cmd: Command, ctx: Context, parsed: Parsed): Promise<Outcome> {
+  try {
+    return await cmd.run(ctx, parsed);
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    return outcome(cmd.name, cmd.empty(parsed), {
+      ok: false,
+      reason: errorText(e),
+      exitCode: 1,
+    });
+  }
+}

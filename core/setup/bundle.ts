@@ -1,0 +1,189 @@
+/**
+ * The placed copy's bundle (one file for the runtime to load, when the bundler is cached)
+ * and the sh launcher that runs the copy offline.
+ */
+import { BUILD_MARKER, VERSION } from "../constants.ts";
+import { basename, dirname, join } from "../posix.ts";
+import { permissionFlags, runtimePath } from "../context.ts";
+import { shellWord } from "./locations.ts";
+import { FILE_MODE, makeDirs } from "./modes.ts";
+import { type SourceLayout, type SourcePlan, walkFiles } from "./source.ts";
+
+/** The bundle's entry, beside mod.ts in the copy; its presence is what says the copy is bundled. */
+export const BUNDLE_ENTRY = "mod.js";
+/** The derive worker's entry, bundled at its source path (core/ingest/deriver.ts looks there). */
+const WORKER_SOURCE = "core/ingest/derive_worker.ts";
+
+export function bundled(sourceDir: string): boolean {
+  try {
+    return Deno.statSync(join(sourceDir, BUNDLE_ENTRY)).isFile;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Whether the bundler is in the module cache: `deno bundle` fetches esbuild on first use and
+ * keeps it in DENO_DIR/dl. Terminus opens no connection, so it bundles only with the bundler
+ * already there (`deno task install` runs a bundle first, which fetches it).
+ */
+function bundlerCached(cache: string): boolean {
+  try {
+    for (const e of Deno.readDirSync(join(cache, "dl"))) {
+      if (e.isDirectory && e.name.startsWith("esbuild-")) return true;
+    }
+  } catch { /* no downloads kept */ }
+  return false;
+}
+
+/**
+ * Bundles the copy in `dir` in place with `deno bundle` (code split: the program's entry
+ * `mod.js`, one chunk per command, shared chunks; npm packages inside, `node:` modules left to
+ * the runtime). A command then loads a few files instead of some forty modules and their npm
+ * resolution: about 4 ms of every start. It is built in a folder of its own and moved in only
+ * whole, so a failure leaves the copy as it was, run from its source. Returns why it was not
+ * bundled, or null.
+ */
+export function bundleCopy(plan: SourcePlan, dir: string): string | null {
+  if (!bundlerCached(plan.cache)) {
+    return `no bundler in ${plan.cache} (deno task install fetches it)`;
+  }
+  const out = join(dir, ".bundle");
+  try {
+    const r = new Deno.Command(runtimePath(), {
+      args: [
+        "bundle",
+        "--quiet",
+        "--frozen",
+        "--config",
+        join(dir, "deno.json"),
+        "--platform",
+        "deno",
+        "--code-splitting",
+        "--outdir",
+        out,
+        join(dir, "mod.ts"),
+        join(dir, WORKER_SOURCE),
+      ],
+      env: {
+        DENO_DIR: plan.cache,
+        DENO_NO_UPDATE_CHECK: "1",
+        NPM_CONFIG_REGISTRY: plan.registry.url,
+        NO_COLOR: "1",
+      },
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).outputSync();
+    const worker = WORKER_SOURCE.replace(/\.ts$/, ".js");
+    if (r.code !== 0 || !isFile(join(out, BUNDLE_ENTRY)) || !isFile(join(out, worker))) {
+      const why = new TextDecoder().decode(r.stderr).trim();
+      return `deno bundle failed: ${why.split("\n")[0] || `exit ${r.code}`}`;
+    }
+    const moved: string[] = [];
+    walkFiles(out, ".", moved);
+    // the entry goes last: until it is there, the copy is the plain source copy
+    moved.sort((a, b) =>
+      (a.endsWith(`/${BUNDLE_ENTRY}`) ? 1 : 0) - (b.endsWith(`/${BUNDLE_ENTRY}`) ? 1 : 0)
+    );
+    for (const f of moved) {
+      makeDirs(dirname(join(dir, f)));
+      Deno.renameSync(join(out, f), join(dir, f));
+      Deno.chmodSync(join(dir, f), FILE_MODE); // the bundler's files carry the umask's mode
+    }
+    return null;
+  } catch (e) {
+    return `deno bundle could not run: ${(e as Error).message}`;
+  } finally {
+    try {
+      Deno.removeSync(out, { recursive: true });
+    } catch { /* never made */ }
+  }
+}
+
+function isFile(p: string): boolean {
+  try {
+    return Deno.statSync(p).isFile;
+  } catch {
+    return false;
+  }
+}
+
+const RUNTIME_WORD = "\0runtime\0";
+
+/**
+ * The launcher: the runtime recorded at install, else whichever `deno` is on PATH when it
+ * runs (moving or upgrading Deno must not break every hook); with neither, one line naming
+ * both, and exit 1.
+ */
+export function launcherText(deno: string, layout: SourceLayout, registry: string): string {
+  const argv = installedArgv(RUNTIME_WORD, layout.sourceDir).map((a) =>
+    a === RUNTIME_WORD
+      ? '"$deno"'
+      : a.endsWith(RUNTIME_WORD)
+      ? `${shellWord(a.slice(0, -RUNTIME_WORD.length))}"$deno"`
+      : shellWord(a)
+  ).join(" ");
+  const missing =
+    `terminus: no Deno runtime: ${deno} (where it was at install) is gone and no deno is on PATH; put Deno ${Deno.version.deno} on PATH, then run terminus again`;
+  return [
+    "#!/bin/sh",
+    `# Terminus ${VERSION}, installed from source by terminus install. ${BUILD_MARKER}`,
+    `# It runs the copy in ${basename(layout.sourceDir)} offline, from the module cache beside it.`,
+    `deno=${shellWord(deno)}`,
+    'if [ ! -x "$deno" ]; then',
+    "  deno=$(command -v deno 2>/dev/null) || deno=",
+    '  if [ -z "$deno" ]; then',
+    `    printf '%s\\n' ${shellWord(missing)} >&2`,
+    "    exit 1",
+    "  fi",
+    "fi",
+    `DENO_DIR=${shellWord(layout.denoDir)}`,
+    "DENO_NO_UPDATE_CHECK=1",
+    `NPM_CONFIG_REGISTRY=${shellWord(registry)}`,
+    "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY",
+    `exec ${argv} "$@"`,
+    "",
+  ].join("\n");
+}
+
+function shellWords(line: string): string[] {
+  return [...line.matchAll(/'((?:[^']|'\\'')*)'|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replace(/'\\''/g, "'") : m[2]
+  );
+}
+
+/** Reads the runtime recorded in a launcher and the entry it runs, for doctor. */
+export function launcherNames(text: string): { deno: string; main: string } | null {
+  const lines = text.split("\n");
+  const rec = lines.find((l) => l.startsWith("deno="));
+  const exec = lines.find((l) => l.startsWith("exec "));
+  if (!rec || !exec) return null;
+  const deno = shellWords(rec.slice("deno=".length))[0];
+  const main = shellWords(exec).find((w) =>
+    w.endsWith("/mod.ts") || w.endsWith(`/${BUNDLE_ENTRY}`)
+  );
+  return deno && main ? { deno, main } : null;
+}
+
+/**
+ * The argv that runs the installed copy, offline, with the program's own permissions. A bundle
+ * holds its npm packages and imports nothing else but the runtime's own modules, so it runs
+ * with no config at all (reading deno.json and the lock costs a start about 1 ms); the source
+ * needs the copy's import map and lock, and the module cache beside it.
+ */
+export function installedArgv(deno: string, sourceDir: string): string[] {
+  if (bundled(sourceDir)) {
+    return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, BUNDLE_ENTRY)];
+  }
+  return [
+    deno,
+    "run",
+    "--cached-only",
+    "--frozen",
+    "--config",
+    join(sourceDir, "deno.json"),
+    ...permissionFlags(deno),
+    join(sourceDir, "mod.ts"),
+  ];
+}
