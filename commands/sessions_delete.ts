@@ -13,7 +13,6 @@ import { checkpoint, openRead, openWrite } from "../core/store/db.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
 import { compactStore } from "../core/store/maintenance.ts";
-import { mergeSearchIndex } from "../core/store/delete_sql.ts";
 import type { FileSizes } from "../core/store/inspect.ts";
 import {
   clearSnapshots,
@@ -260,13 +259,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
     }
     let compact: DeleteDoc["compact"] = null;
     if (withCompact) {
-      const { db } = openWrite(r.store);
-      try {
-        mergeSearchIndex(db);
-      } finally {
-        db.close();
-      }
-      const c = compactStore(r.store);
+      const c = compactStore(r.store); // merges the search index first
       compact = {
         before: c.before,
         after: c.after,
@@ -275,7 +268,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
       counts.push(`compacted: ${compact.reclaimed_bytes} byte(s) reclaimed`);
     } else if (plan.sessionNos.length) {
       counts.push(
-        "its freed pages stay in the store file, and traces of its words in the search index, until a delete with --compact clears them (terminus compact gives back the space alone)",
+        "its freed pages stay in the store file, and traces of its words in the search index, until terminus compact (or a delete with --compact) clears them",
       );
     }
     const human = live.map((i) => `deleted ${itemLine(i, "")}\n`);

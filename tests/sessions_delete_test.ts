@@ -453,6 +453,21 @@ Deno.test("sessions delete --compact leaves no trace of the session's words in t
   await cliOk(w.sb, ["verify"]);
 });
 
+Deno.test("terminus compact after a plain delete merges the search index: the session's words leave it", async () => {
+  const { w } = await fixture();
+  await using _ = w;
+  const store = w.sb.store;
+  await cliOk(w.sb, ["sessions", "delete", A, "--yes"]);
+  assert.ok(indexHolds(store), "a delete alone leaves the word in the index's segments");
+  const r = await cliOk(w.sb, ["compact", "--json"]);
+  assert.equal(data<{ after: { wal: number } }>(r.out).after.wal, 0);
+  assert.ok(!indexHolds(store), "compact merged the index, so the word is gone from it");
+  assert.ok(!fileHolds(store, MARKER), "and from the file's freed pages");
+  const hits = await w.json(["search", "retry", "budget", "--project", "*"]);
+  assert.ok((hits.data as { hits: unknown[] }).hits.length > 0, "what is left still answers");
+  await cliOk(w.sb, ["verify"]);
+});
+
 Deno.test("sessions delete refuses while another process holds the ingest lock", async () => {
   const { w } = await fixture();
   await using _ = w;

@@ -7,6 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { type Db, transaction } from "./db.ts";
 import { deleteSession } from "./retention_sql.ts";
 import { putTombstone, type Tombstone } from "./tombstones_sql.ts";
+import { mergeSearchIndex } from "./maintenance.ts";
 import { BUSY_TIMEOUT_WRITE_MS } from "../constants.ts";
 
 export interface DeleteFacts {
@@ -61,19 +62,6 @@ function dropTail(db: Db, sessionNo: number): void {
   const has = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'file_tails'")
     .get();
   if (has) db.prepare("DELETE FROM file_tails WHERE session_no = ?").run(sessionNo);
-}
-
-/**
- * Merges the search index into one segment. Deleting from a contentless index only marks the
- * rows deleted: their words stay in its segments until a merge, so this is what takes them
- * out of the file.
- */
-export function mergeSearchIndex(db: Db): void {
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
-  if (!has) return;
-  // the segments the merge frees are zeroed, not left as free pages holding the words
-  db.exec("PRAGMA secure_delete = ON");
-  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
 }
 
 function openSnapshot(path: string, readOnly: boolean): Db {

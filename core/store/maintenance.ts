@@ -24,7 +24,21 @@ export interface Compacted {
 }
 
 /**
- * Frees every free page and truncates the file (PRAGMA incremental_vacuum), then empties the
+ * Merges the search index into one segment. Deleting from a contentless index only marks the
+ * rows deleted: their words stay in its segments until a merge, so this is what takes them
+ * out of the file (a retention or `sessions delete` leaves them there until a compact).
+ */
+export function mergeSearchIndex(db: Db): void {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
+  if (!has) return;
+  // the segments the merge frees are zeroed, not left as free pages holding the words
+  db.exec("PRAGMA secure_delete = ON");
+  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
+}
+
+/**
+ * Merges the search index (so a deleted session's words leave its segments), then frees
+ * every free page and truncates the file (PRAGMA incremental_vacuum), then empties the
  * WAL (PRAGMA wal_checkpoint(TRUNCATE)): the vacuum's pages go through the WAL, so without
  * the checkpoint the store on disk would grow. VACUUM itself attaches a database, which
  * node:sqlite refuses without --allow-all, so stores are made with auto_vacuum = INCREMENTAL.
@@ -43,6 +57,7 @@ export function compactStore(path: string): Compacted {
   try {
     const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
     const before = fileSizes(path);
+    mergeSearchIndex(db);
     let stranded = 0;
     if (one("PRAGMA auto_vacuum") === AUTO_VACUUM_NONE) {
       stranded = one("PRAGMA freelist_count");
