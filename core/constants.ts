@@ -102,6 +102,12 @@ export const SEARCH_LIMIT_DEFAULT = 10;
 export const SEARCH_LIMIT_MAX = 50;
 export const SEARCH_POOL = 200;
 /**
+ * Search: matching rows read per MATCH, newest first (rowid order), for BM25 and the pool. A word
+ * that matches more is ranked over its newest this many rows (in scope), so a common word costs
+ * the same at 3 GB as at 200 MB; chosen by the quality and scale benches (docs/design/search.md).
+ */
+export const SEARCH_READ_CAP = 2000;
+/**
  * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
  * size), direct actions first, then newest.
  */

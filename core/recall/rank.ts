@@ -11,6 +11,7 @@ import type { Db } from "../store/db.ts";
 import {
   type ActedCandidate,
   type Candidate,
+  type CandidateReads,
   entitiesOf,
   entityDf,
   ftsKeepsPositions,
@@ -100,6 +101,10 @@ export interface SearchArgs {
   weights?: { exact: number; covered: number };
   /** Added to a turn that says the query's words in order; PHRASE_BONUS by default. */
   phraseBonus?: number;
+  /** Matching rows read from the index, newest first (SEARCH_READ_CAP by default). */
+  readCap?: number;
+  /** Filled with what the candidate read did, when given. */
+  reads?: CandidateReads;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
@@ -135,6 +140,8 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
     pool,
     positions ? a.query.phrase : null,
     a.phraseBonus ?? PHRASE_BONUS,
+    a.readCap,
+    a.reads,
   );
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));

@@ -3,7 +3,7 @@
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
 import { cached, type Db } from "./db.ts";
-import { ENTITY_ACT } from "../constants.ts";
+import { ENTITY_ACT, SEARCH_READ_CAP } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
@@ -112,10 +112,24 @@ export function ftsKeepsPositions(db: Db): boolean {
   return p;
 }
 
+/** What a search's candidate read did (for the bounded-read test and the bench). */
+export interface CandidateReads {
+  /** Rows each bounded read took from the index (at most its cap each). */
+  rows: number[];
+  /** Whether a read stopped at its cap, so older matches were left unread. */
+  capped: boolean;
+}
+
 /**
- * FTS5 candidates ranked by -bm25 (plus `phraseBonus` for a turn matching `phrase`) with the
- * spec's total order, at most `pool`. With no `match` (filters alone), every turn the filters
- * pass, newest first, relevance 0.
+ * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no `match`
+ * (filters alone), every turn the filters pass, newest first, relevance 0.
+ *
+ * The read is bounded: each MATCH reads at most `readCap` rows that pass the scope and filters,
+ * newest first (FTS5 walks its doclists in rowid order, and a turn's id grows with the archive),
+ * and BM25 is computed for those rows only. A word rarer than that is ranked exactly; a common
+ * one over its newest `readCap` rows in the scope, so a small scope still gets every row of its
+ * own. A turn among them that says the words in the order typed (`phrase`) gets `phraseBonus`
+ * on top, found by a MATCH of the phrase over the same rowid window.
  */
 export function searchCandidates(
   db: Db,
@@ -125,10 +139,12 @@ export function searchCandidates(
   pool: number,
   phrase: string | null = null,
   phraseBonus = 0,
+  readCap = SEARCH_READ_CAP,
+  reads?: CandidateReads,
 ): Candidate[] {
   const w = visibleWhere(vis);
-  const where = match === null ? [w.sql] : ["turns_fts MATCH ?", w.sql];
-  const params: (string | number)[] = match === null ? [...w.params] : [match, ...w.params];
+  const where = [w.sql];
+  const params: (string | number)[] = [...w.params];
   if (f.kind) {
     where.push("t.record_type = ?");
     params.push(f.kind);
@@ -155,19 +171,23 @@ export function searchCandidates(
     where.push("t.ts IS NOT NULL AND t.ts <= ?");
     params.push(f.until);
   }
-  if (f.maxId !== undefined) {
-    where.push("t.id <= ?");
-    params.push(f.maxId);
-  }
   if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
   // what a person typed (is_typed): no tool result, compaction summary, harness text or
   // subagent prompt, which Claude Code all files as user records too
   if (f.prompts) where.push("t.is_typed = 1");
-  if (f.sessionNo != null) {
-    where.push("t.session_no = ?");
-    params.push(f.sessionNo);
-  }
+  // bounds on the id go on the index's rowid too, where FTS5 seeks rather than filters
+  const idLo = f.sessionNo != null ? turnId(f.sessionNo, 0) : null;
+  const idHi = f.sessionNo != null ? turnId(f.sessionNo + 1, 0) - 1 : null;
+  const maxId = f.maxId !== undefined ? Math.min(f.maxId, idHi ?? Number.MAX_SAFE_INTEGER) : idHi;
   if (match === null) {
+    if (idLo !== null) {
+      where.push("t.id >= ?");
+      params.push(idLo);
+    }
+    if (maxId !== null) {
+      where.push("t.id <= ?");
+      params.push(maxId);
+    }
     params.push(pool);
     return (db.prepare(
       `SELECT ${CANDIDATE_COLUMNS}, 0 AS relevance
@@ -178,22 +198,63 @@ export function searchCandidates(
        LIMIT ?`,
     ).all(...params) as Record<string, unknown>[]).map(toCandidate);
   }
-  // a turn that says the words in the order asked gets `phraseBonus` on top of its BM25
-  const said = phrase && phraseBonus
-    ? ` + CASE WHEN turns_fts.rowid IN (SELECT rowid FROM turns_fts WHERE turns_fts MATCH ?) THEN ${
-      Number(phraseBonus)
-    } ELSE 0 END`
-    : "";
-  const rows = db.prepare(
-    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts)${said} AS relevance
+  // a project's turns lie between its first and last session's ids: FTS5 seeks to that range,
+  // so a common word inside a small scope walks the scope's span, not the whole index
+  let lo = idLo ?? 0;
+  let hi = maxId ?? Number.MAX_SAFE_INTEGER;
+  if (vis.project !== null) {
+    const span = cached(
+      db,
+      "SELECT min(session_no) AS lo, max(session_no) AS hi FROM session_meta WHERE project = ?",
+    ).get(vis.project) as { lo: number | null; hi: number | null };
+    if (span.lo === null || span.hi === null) return [];
+    lo = Math.max(lo, turnId(span.lo, 0));
+    hi = Math.min(hi, turnId(span.hi + 1, 0) - 1);
+  }
+  const rows = cached(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
        JOIN sessions s ON s.session_no = t.session_no
        LEFT JOIN session_meta m ON m.session_no = t.session_no
-     WHERE ${where.join(" AND ")}
-     ORDER BY relevance DESC, t.is_sidechain ASC, t.ts IS NULL ASC, t.ts DESC, t.id ASC
+     WHERE turns_fts MATCH ? AND turns_fts.rowid >= ? AND turns_fts.rowid <= ?
+       AND ${where.join(" AND ")}
+     ORDER BY turns_fts.rowid DESC
      LIMIT ?`,
-  ).all(...(said ? [phrase!] : []), ...params, pool) as Record<string, unknown>[];
-  return rows.map(toCandidate);
+  ).all(match, lo, hi, ...params, readCap) as Record<string, unknown>[];
+  const cands = rows.map(toCandidate);
+  const capped = cands.length >= readCap;
+  if (reads) {
+    reads.rows.push(cands.length);
+    if (capped) reads.capped = true;
+  }
+  if (phrase && phraseBonus && cands.length) {
+    // the turns that say the words in order, looked for only within the rows read: FTS5 seeks
+    // its doclists to the oldest of them, so this walk is bounded by the same window
+    const oldest = cands[cands.length - 1].id;
+    const newest = cands[0].id;
+    const said = new Set(
+      (cached(
+        db,
+        "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
+      ).all(phrase, capped ? oldest : lo, newest) as { id: number }[]).map((r) => r.id),
+    );
+    if (reads) reads.rows.push(said.size);
+    for (const c of cands) if (said.has(c.id)) c.relevance += phraseBonus;
+  }
+  return cands.sort(candidateOrder).slice(0, pool);
+}
+
+/** The spec's total order over candidates: relevance, main thread first, newer, lower id. */
+function candidateOrder(a: Candidate, b: Candidate): number {
+  if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+  if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
+  if (a.ts !== b.ts) {
+    if (a.ts === null) return 1;
+    if (b.ts === null) return -1;
+    return a.ts < b.ts ? 1 : -1;
+  }
+  return a.id - b.id;
 }
 
 export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; value: string }[]> {

@@ -1,0 +1,131 @@
+/**
+ * Search's candidate read is bounded (issue #24): a word every turn holds is ranked over its
+ * newest rows only, counted through a real store made by `terminus ingest`; a small scope still
+ * gets every row of its own, and a rare word is ranked exactly as over every row it matches.
+ */
+import assert from "node:assert/strict";
+import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
+import { parseQuery } from "../core/recall/query.ts";
+import { rank } from "../core/recall/rank.ts";
+import { openRead } from "../core/store/db.ts";
+import type { CandidateReads } from "../core/store/query.ts";
+
+const BIG_SID = "24242424-0000-4000-8000-000000000001";
+const SMALL_SID = "24242424-0000-4000-8000-000000000002";
+const CAP = 40;
+const BIG_TURNS = 300;
+
+/** A small project archived first (its turns hold the oldest ids), then a big one after it. */
+async function fixture(): Promise<{ w: World; small: string[]; big: string[]; rare: string }> {
+  const w = await world();
+  const s = new Transcript({
+    sessionId: SMALL_SID,
+    cwd: w.dir("small"),
+    start: "2026-01-01T10:00:00.000Z",
+  });
+  const small = [
+    s.assistant("the common word, said once in the small project"),
+    s.assistant("common again here, and the marmalade recipe"),
+    s.assistant("a last common line"),
+  ];
+  await put(w, s);
+  await ingest(w);
+  const b = new Transcript({
+    sessionId: BIG_SID,
+    cwd: w.dir("big"),
+    start: "2026-02-01T10:00:00.000Z",
+  });
+  const big: string[] = [];
+  let rare = "";
+  for (let i = 0; i < BIG_TURNS; i++) {
+    const filler = "other words ".repeat(i % 7);
+    const u = b.assistant(`turn ${i}: the common word ${filler}${i % 50 === 0 ? "zephyr" : ""}`);
+    big.push(u);
+    if (i === 0) rare = u;
+  }
+  await put(w, b);
+  await ingest(w);
+  return { w, small, big, rare };
+}
+
+function ranked(
+  store: string,
+  q: string,
+  project: string | null,
+  readCap: number,
+): { ids: number[]; reads: CandidateReads } {
+  const o = openRead(store)!;
+  try {
+    const reads: CandidateReads = { rows: [], capped: false };
+    const hits = rank(o.db, {
+      query: parseQuery(q),
+      vis: { project, exclude: [] },
+      filters: {},
+      limit: 50,
+      readCap,
+      reads,
+    });
+    return { ids: hits.map((h) => h.turn_id), reads };
+  } finally {
+    o.db.close();
+  }
+}
+
+function projectOf(store: string, sid: string): string {
+  const o = openRead(store)!;
+  try {
+    return (o.db.prepare(
+      "SELECT m.project AS p FROM session_meta m JOIN sessions s USING (session_no) WHERE s.session_key LIKE ?",
+    ).get(`%${sid}%`) as { p: string }).p;
+  } finally {
+    o.db.close();
+  }
+}
+
+Deno.test("a word every turn holds reads at most the cap of rows, the newest, however many match", async () => {
+  const { w, big } = await fixture();
+  await using _ = w;
+  const r = ranked(w.sb.store, "common", null, CAP);
+  assert.deepEqual(r.reads.rows, [CAP], "one read of exactly the cap, of 303 matching rows");
+  assert.equal(r.reads.capped, true);
+  const ids = w.ids();
+  const newest = new Set(big.slice(-CAP).map((u) => ids.get(u)!));
+  assert.equal(r.ids.length, Math.min(50, CAP));
+  for (const id of r.ids) assert.ok(newest.has(id), `${id} is one of the newest ${CAP} rows`);
+  // the same word with room for every row reads them all
+  const all = ranked(w.sb.store, "common", null, 1000);
+  assert.deepEqual(all.reads.rows, [BIG_TURNS + 3]);
+  assert.equal(all.reads.capped, false);
+});
+
+Deno.test("a common word in a small scope is answered from every row of the scope, not a global window", async () => {
+  const { w, small } = await fixture();
+  await using _ = w;
+  const project = projectOf(w.sb.store, SMALL_SID);
+  const r = ranked(w.sb.store, "common", project, CAP);
+  const ids = w.ids();
+  assert.deepEqual(
+    r.ids.sort(),
+    small.map((u) => ids.get(u)!).sort(),
+    "all three, the oldest rows",
+  );
+  assert.deepEqual(r.reads.rows, [3]);
+  assert.equal(r.reads.capped, false);
+  // and the two words that only a small-scope turn holds together, under the cap as well
+  assert.deepEqual(ranked(w.sb.store, "common marmalade", project, CAP).ids, [ids.get(small[1])]);
+});
+
+Deno.test("a word rarer than the cap is ranked as over every row it matches; the phrase bonus holds in the window", async () => {
+  const { w, big, rare } = await fixture();
+  await using _ = w;
+  const ids = w.ids();
+  const capped = ranked(w.sb.store, "zephyr", null, CAP);
+  const wide = ranked(w.sb.store, "zephyr", null, 100_000);
+  assert.deepEqual(capped.ids, wide.ids, "six rows, under the cap: the same ranking");
+  assert.equal(capped.ids.length, BIG_TURNS / 50);
+  assert.ok(capped.ids.includes(ids.get(rare)!), "the oldest of them too");
+  // words every turn holds, said in order by one turn inside the window: it comes first
+  const phrase = ranked(w.sb.store, "turn 290 the", null, CAP);
+  assert.equal(phrase.ids[0], ids.get(big[290]));
+  assert.ok(phrase.reads.rows[0] <= CAP);
+});
