@@ -106,7 +106,7 @@ export const SEARCH_POOL = 200;
  * that matches more is ranked over its newest this many rows (in scope), so a common word costs
  * the same at 3 GB as at 200 MB; chosen by the quality and scale benches (docs/design/search.md).
  */
-export const SEARCH_READ_CAP = 2000;
+export const SEARCH_READ_CAP = 1_000;
 /**
  * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
  * size), direct actions first, then newest.

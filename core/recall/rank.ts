@@ -15,11 +15,13 @@ import {
   entitiesOf,
   entityDf,
   ftsKeepsPositions,
+  type Ordered,
   pathsNamed,
   searchCandidates,
   type SearchFilters,
   structuralCandidates,
   type StructuralKey,
+  totalOrder,
   totalTurns,
   type Visibility,
   visibleSessionCount,
@@ -74,19 +76,7 @@ export const PHRASE_BONUS = 10;
 /** Prompt recall's weight per structural match (its thresholds were set against it). */
 const STRUCTURAL_WEIGHT = 2.0;
 
-export function compareHits(
-  a: { relevance: number; sidechain: boolean; ts: string | null; turn_id: number },
-  b: { relevance: number; sidechain: boolean; ts: string | null; turn_id: number },
-): number {
-  if (a.relevance !== b.relevance) return b.relevance - a.relevance;
-  if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
-  if (a.ts !== b.ts) {
-    if (a.ts === null) return 1;
-    if (b.ts === null) return -1;
-    return a.ts < b.ts ? 1 : -1;
-  }
-  return a.turn_id - b.turn_id;
-}
+export const compareHits = totalOrder<Ordered & { turn_id: number }>((h) => h.turn_id);
 
 export interface SearchArgs {
   query: Query;

@@ -245,17 +245,28 @@ export function searchCandidates(
   return cands.sort(candidateOrder).slice(0, pool);
 }
 
-/** The spec's total order over candidates: relevance, main thread first, newer, lower id. */
-function candidateOrder(a: Candidate, b: Candidate): number {
-  if (a.relevance !== b.relevance) return b.relevance - a.relevance;
-  if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
-  if (a.ts !== b.ts) {
-    if (a.ts === null) return 1;
-    if (b.ts === null) return -1;
-    return a.ts < b.ts ? 1 : -1;
-  }
-  return a.id - b.id;
+/** What the spec's total order reads: relevance, then main thread first, newer, lower id. */
+export interface Ordered {
+  relevance: number;
+  sidechain: boolean;
+  ts: string | null;
 }
+
+/** The spec's total order: relevance, main thread before subagent, newer, then lower id. */
+export function totalOrder<T extends Ordered>(id: (x: T) => number): (a: T, b: T) => number {
+  return (a, b) => {
+    if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+    if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
+    if (a.ts !== b.ts) {
+      if (a.ts === null) return 1;
+      if (b.ts === null) return -1;
+      return a.ts < b.ts ? 1 : -1;
+    }
+    return id(a) - id(b);
+  };
+}
+
+const candidateOrder = totalOrder<Candidate>((c) => c.id);
 
 export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; value: string }[]> {
   const out = new Map<number, { kind: string; value: string }[]>();
