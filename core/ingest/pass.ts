@@ -9,10 +9,10 @@ import {
   CLOSE_AFTER_MS,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
-  OBSERVE_PER_PASS,
   PASS_BATCH_BYTES,
   PASS_BATCH_MS,
   PASS_WINDOW_BYTES,
+  READY_OBSERVATION_CHARS,
   REWRITE_CHECK_BYTES,
   RUN_PROGRESS_MS,
 } from "../constants.ts";
@@ -60,6 +60,7 @@ import { reserveFailureRecord, takeFailureRecord, writeFailureRecord } from "./f
 import { missingTranscript } from "./missing.ts";
 import { type FtsRow, insertFts } from "../store/derived.ts";
 import { allTails, ensureTails, putTail, type Tail, tailHash } from "../store/tails.ts";
+import { ensurePassIndexes } from "../store/pass_indexes.ts";
 import { rollback } from "../store/rollback.ts";
 import { nextWindow, readRange } from "./window.ts";
 import type { ProgressFactory } from "../progress.ts";
@@ -77,6 +78,14 @@ export interface PassInput {
   afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
   /** Bytes archived of those waiting, for a person watching a terminal. */
   progress?: ProgressFactory;
+  /**
+   * Facts taken while archiving, carried from pass to pass by a process that runs several
+   * (the backfill's worker), so a session closed and left for a later pass is observed
+   * without reading its blocks back. Entries are taken out once observed.
+   */
+  ready?: Map<number, ReadyObservation>;
+  /** Wraps the store connection the pass uses (tests count the statements it runs). */
+  instrument?: (db: Db) => Db;
 }
 
 export interface AfterCloseContext {
@@ -86,6 +95,8 @@ export interface AfterCloseContext {
   now: Date;
   notes: string[];
   errors: string[];
+  /** Set by the observe step: closed sessions it left for a later pass. */
+  backlog: number;
 }
 
 export interface PassResult {
@@ -100,6 +111,8 @@ export interface PassResult {
   onlyFailed: boolean;
   /** The data directory was removed or replaced during the pass: why, for the exit-1 reason. */
   lost?: string;
+  /** Closed sessions left for a later pass to observe. */
+  backlog: number;
 }
 
 interface FileOutcome {
@@ -116,7 +129,9 @@ class Pass {
   errors: string[] = [];
   states: Map<string, SessionState>;
   tails = new Map<number, Tail>();
-  observed = new Map<number, ReadyObservation>();
+  observed: Map<number, ReadyObservation>;
+  /** Characters of JSON `observed` holds (READY_OBSERVATION_CHARS at most). */
+  observedChars = 0;
   /** The batch's search-index rows, written just before it commits (see `writeDerived`). */
   fts: FtsRow[] = [];
   /** Session keys whose earlier window this pass was observed and written. */
@@ -127,6 +142,8 @@ class Pass {
 
   constructor(readonly db: Db, readonly input: PassInput) {
     this.states = new Map(); // read after recovery, which may change watermarks
+    this.observed = input.ready ?? new Map();
+    for (const r of this.observed.values()) this.observedChars += r.mechanical.length;
   }
 
   /** Steps 1-2 of a file: what is new in it, read (no record parsed yet), or why nothing is. */
@@ -313,10 +330,20 @@ class Pass {
       fts: this.fts,
     });
     this.rememberTail(p, r.sessionNo);
-    // one pass observes at most OBSERVE_PER_PASS sessions, so no more are kept: the map stays
-    // small however many sessions a backfill archives
-    if (derived.mechanical && this.observed.size < OBSERVE_PER_PASS) {
-      this.observed.set(r.sessionNo, { streamLen: d.streamOffset, mechanical: derived.mechanical });
+    // kept for the observe step of this pass or (in the backfill's worker) a later one, up to
+    // READY_OBSERVATION_CHARS, so the memory stays bounded however many sessions are archived;
+    // a session past that is read back from its blocks when its turn comes
+    if (derived.mechanical) {
+      const old = this.observed.get(r.sessionNo);
+      if (old) {
+        this.observed.delete(r.sessionNo);
+        this.observedChars -= old.mechanical.length;
+      }
+      const json = JSON.stringify(derived.mechanical);
+      if (this.observedChars + json.length <= READY_OBSERVATION_CHARS) {
+        this.observed.set(r.sessionNo, { streamLen: d.streamOffset, mechanical: json });
+        this.observedChars += json.length;
+      }
     }
 
     // keep the in-memory view current for files that share a key later in this pass
@@ -389,7 +416,9 @@ class Pass {
     const queue: Slot[] = [];
     // prepares a file's next window and hands it to the deriver, or reports why none is due
     const enqueue = (f: Found, key: KeyInfo, windows: number, upTo: number): void => {
-      batch.open();
+      // an unchanged file (a stat and a compare) opens no transaction: a pass with nothing new
+      // writes nothing but its run row; the few writes `prepare` makes (a tail, a divergence
+      // flag) commit on their own
       let p: Prepared | FileOutcome;
       try {
         p = this.prepare(f, key);
@@ -402,6 +431,7 @@ class Pass {
         if (windows === 0) batch.add(f, p);
         return;
       }
+      batch.open();
       const until = Math.min(upTo, p.size);
       const last = p.offset + p.input.end >= until;
       const job = this.job(p, last);
@@ -509,6 +539,11 @@ class Batch {
     this.#since = performance.now();
   }
   add(f: Found, r: FileOutcome): void {
+    // nothing open: nothing of this file waits on a commit
+    if (!this.#open) {
+      this.done(f, r);
+      return;
+    }
     this.#pending.push([f, r]);
     this.#bytes += r.bytesRead;
     if (this.#bytes >= PASS_BATCH_BYTES || performance.now() - this.#since >= PASS_BATCH_MS) {
@@ -563,7 +598,7 @@ export async function runPass(input: PassInput): Promise<PassResult> {
     r = await withLockedStore(
       input.dataDir,
       storePath(input.dataDir),
-      (db) => passUnderLock(db, { ...input, now }),
+      (db) => passUnderLock(input.instrument ? input.instrument(db) : db, { ...input, now }),
     );
   } catch (e) {
     // the store refused even the run row (a full disk): the cause goes where it fits
@@ -571,7 +606,14 @@ export async function runPass(input: PassInput): Promise<PassResult> {
     throw e;
   }
   if (r === LOCK_HELD) {
-    return { ran: false, run: null, problems: [], excludedOnly: false, onlyFailed: false };
+    return {
+      ran: false,
+      run: null,
+      problems: [],
+      excludedOnly: false,
+      onlyFailed: false,
+      backlog: 0,
+    };
   }
   notePassFinished(input.dataDir);
   return r;
@@ -637,6 +679,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   pass.states = allSessionStates(db);
   pass.tombstones = allTombstones(db);
   ensureTails(db);
+  ensurePassIndexes(db);
   pass.tails = allTails(db);
 
   let files: Found[];
@@ -712,21 +755,29 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   // Removed mid-pass, the store is an unlinked file: every later step would write into nothing
   // (and the snapshot would make the folder again), so the pass stops and says so.
   let lost = homeLost(input.dataDir, home);
+  let backlog = 0;
   if (!input.only && !lost) {
     try {
-      const n = resolveContinuations(db);
-      if (n > 0) pass.notes.push(`${n} session(s) linked to the session they continue from`);
+      // a link appears only when a session or its predecessor's turns arrive: a pass that
+      // committed nothing has none to find (one that died before this step is made up for)
+      if (run.filesCommitted > 0 || begun.died.length > 0) {
+        const n = resolveContinuations(db);
+        if (n > 0) pass.notes.push(`${n} session(s) linked to the session they continue from`);
+      }
       const cutoff = new Date(now.getTime() - CLOSE_AFTER_MS).toISOString();
       const closed = closeSessions(db, cutoff);
       if (closed.length > 0) pass.notes.push(`${closed.length} session(s) closed`);
       if (input.afterClose) {
-        await input.afterClose(db, {
+        const c: AfterCloseContext = {
           closed,
           observed: pass.observed,
           now,
           notes: pass.notes,
           errors: pass.errors,
-        });
+          backlog: 0,
+        };
+        await input.afterClose(db, c);
+        backlog = c.backlog;
       }
     } catch (e) {
       pass.errors.push(`closing sessions could not run: ${(e as Error).message}`);
@@ -742,7 +793,15 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   if (run.filesCommitted > 0) checkpoint(db);
   // every error the run row records is shown as well, a failed step's included
   const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
-  return { ran: true, run, problems: shown, excludedOnly, onlyFailed, lost: lost ?? undefined };
+  return {
+    ran: true,
+    run,
+    problems: shown,
+    excludedOnly,
+    onlyFailed,
+    lost: lost ?? undefined,
+    backlog,
+  };
 }
 
 /** The data directory's and the store's identity as the pass starts. */
