@@ -246,7 +246,7 @@ function decisionCount(store: string): number {
 
 /* ---------- phases, in-process (the child side) ---------- */
 
-interface PhaseSample {
+export interface PhaseSample {
   event: Event;
   importMs: number;
   stdinMs: number;

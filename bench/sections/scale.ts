@@ -18,7 +18,7 @@ import { prepareScaleCorpora, SCALE_SIZES, type ScaleCorpus } from "../lib/scale
 import { lastRunNotes, markReady, scaleConfig, settledStore } from "../lib/scale_store.ts";
 import { round } from "../lib/stats.ts";
 import { type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
-import { payloadFor, settle, timedSpawn, workload } from "./hooks.ts";
+import { payloadFor, type PhaseSample, settle, timedSpawn, workload } from "./hooks.ts";
 
 const DEADLINE = /past the 50 ms deadline|past the deadline/;
 /** Ten `--project '*'` queries of the real corpus: identifiers, paths, an error, prose. */
@@ -37,6 +37,8 @@ export const SCALE_QUERIES = [
 const MCP_CALLS = 100;
 const VERIFY_RUNS = 3;
 const NOTHING_PROMPT = "ok, carry on with the next step please";
+/** Fresh processes per event for the phase split (`hooks.ts --phases`). */
+const PHASE_PROCESSES = 5;
 
 /** Nearest-rank percentile. */
 function pct(xs: number[], p: number): number {
@@ -293,6 +295,49 @@ async function measureSize(
     usage.load.push(l);
   }
   named.extra = `delivered ${delivered}/${rounds}, past the deadline ${late}/${rounds}`;
+
+  // where a hook's time goes: the hooks section's phase child, cold, against this store
+  const phaseRows = new Map<string, Row>();
+  const hooksModule = new URL("./hooks.ts", import.meta.url).pathname;
+  for (let i = 0; i < PHASE_PROCESSES; i++) {
+    for (const e of ["UserPromptSubmit", "SessionStart"] as const) {
+      const scratch = Deno.makeTempDirSync({ dir: settled.dir, prefix: "phases-" });
+      const l = await load1();
+      const r = await timedSpawn(
+        [
+          "run",
+          "--cached-only",
+          ...permissionFlags(Deno.execPath()),
+          hooksModule,
+          "--phases",
+          e,
+          scratch,
+        ],
+        payloadFor(e, 70_000 + i, w),
+        cwd,
+        env,
+      );
+      Deno.removeSync(scratch, { recursive: true });
+      if (r.code !== 0) throw new Error(`phase child ${e} exited ${r.code}: ${r.stderr}`);
+      const ph = JSON.parse(r.stdout) as PhaseSample;
+      const parts: [string, number][] = [
+        ["module load (checkout, unbundled)", ph.importMs],
+        ["stdin", ph.stdinMs],
+        ["detached spawn", ph.spawnMs],
+        ...Object.entries(ph.cold) as [string, number][],
+      ];
+      for (const [k, v] of parts) {
+        const id = `phase_${e === "SessionStart" ? "start" : "prompt"}_${k.split(" ")[0]}`;
+        let pr = phaseRows.get(id);
+        if (!pr) {
+          pr = row(id, `${e} phase, in process, cold: ${k}`, false);
+          phaseRows.set(id, pr);
+        }
+        pr.samples.push(v);
+        pr.load.push(l);
+      }
+    }
+  }
   start.extra = `answered ${startAnswered}/${rounds}`;
   ctx.log(`scale ${name}: hooks, no-op and usage done`);
 
@@ -328,6 +373,9 @@ async function measureSize(
     the.load.push(l);
   }
   if (!haveRg) notes.push("rg is not installed: no rg figures.");
+  notes.push(
+    "Hooks run with a real git repository as their working directory; they start no git (the project comes from the payload's cwd, looked up in the store), so git's share of a hook is 0. Runtime start is the floor row; the phase rows are the hooks section's in-process child (checkout modules, not the bundle), cold.",
+  );
   ctx.log(`scale ${name}: search, grep, rg done`);
 
   const mcp = row("mcp", `MCP recall_search, ${MCP_CALLS} calls in one server (per call)`, false);
