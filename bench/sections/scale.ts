@@ -68,7 +68,7 @@ function envInt(name: string, dflt: number): number {
   return n;
 }
 
-const COUNTS = /(\d+) file\(s\) walked, (\d+) committed/;
+const COUNTS = /(\d+) file\(s\) walked, (\d+) committed.* in (\d+) ms/;
 
 /** A real git repository for the hooks' and MCP's working directory. */
 async function gitRepo(dir: string): Promise<string> {
@@ -235,6 +235,9 @@ async function measureSize(
   const env = scenarioEnv(settled);
   const cwd = await gitRepo(dir);
   const w = workload(settled.store);
+  // session ids no earlier run used: the store is kept, and with it each session's recall
+  // state, which would suppress what an earlier run's same session was already handed
+  const fresh0 = (Date.now() % 1_000_000) * 1_000_000;
   ctx.log(
     `scale ${name}: ${rounds} rounds against ${
       (Deno.statSync(settled.store).size / 1e9).toFixed(2)
@@ -250,6 +253,8 @@ async function measureSize(
   const nothing = row("prompt_nothing", "UserPromptSubmit naming nothing, beyond the floor", true);
   const start = row("session_start", "SessionStart, beyond the floor", true);
   const usage = row("usage", "terminus usage (wall)", false);
+  /** The no-op pass's own duration_ms: the rest of its wall is start-up, config, lock, open. */
+  const inPass: number[] = [];
   let delivered = 0;
   let late = 0;
   let startAnswered = 0;
@@ -261,7 +266,7 @@ async function measureSize(
     return r;
   };
   // warm: page cache, module cache, the first pass
-  await hook("SessionStart", payloadFor("SessionStart", 0, w));
+  await hook("SessionStart", payloadFor("SessionStart", fresh0, w));
   await runTimed(launcher, ["ingest"], { cwd, env });
   for (let i = 1; i <= rounds; i++) {
     const l = await load1();
@@ -274,18 +279,22 @@ async function measureSize(
     }
     noop.samples.push(p.wallMs);
     noop.load.push(l);
-    const n = await hook("UserPromptSubmit", payloadFor("UserPromptSubmit", 40_000 + i, w));
+    if (m) inPass.push(Number(m[3]));
+    const n = await hook(
+      "UserPromptSubmit",
+      payloadFor("UserPromptSubmit", fresh0 + 40_000 + i, w),
+    );
     named.samples.push(n.wallMs);
     named.load.push(l);
     if (n.stdout.trim() !== "") delivered++;
     if (DEADLINE.test(n.stderr)) late++;
     const nothingPayload = JSON.stringify({
-      ...JSON.parse(payloadFor("UserPromptSubmit", 50_000 + i, w)),
+      ...JSON.parse(payloadFor("UserPromptSubmit", fresh0 + 50_000 + i, w)),
       prompt: NOTHING_PROMPT,
     });
     nothing.samples.push((await hook("UserPromptSubmit", nothingPayload)).wallMs);
     nothing.load.push(l);
-    const st = await hook("SessionStart", payloadFor("SessionStart", 60_000 + i, w));
+    const st = await hook("SessionStart", payloadFor("SessionStart", fresh0 + 60_000 + i, w));
     start.samples.push(st.wallMs);
     start.load.push(l);
     if (st.stdout.trim() !== "") startAnswered++;
@@ -294,6 +303,7 @@ async function measureSize(
     usage.samples.push(u.wallMs);
     usage.load.push(l);
   }
+  noop.extra = `in-pass duration_ms p50 ${p50(inPass)}, p95 ${p95(inPass)}`;
   named.extra = `delivered ${delivered}/${rounds}, past the deadline ${late}/${rounds}`;
 
   // where a hook's time goes: the hooks section's phase child, cold, against this store
@@ -313,7 +323,7 @@ async function measureSize(
           e,
           scratch,
         ],
-        payloadFor(e, 70_000 + i, w),
+        payloadFor(e, fresh0 + 70_000 + i, w),
         cwd,
         env,
       );
