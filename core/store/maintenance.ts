@@ -140,7 +140,7 @@ export interface FileShape {
 /**
  * The database file's pages, and which object each belongs to: from the pointer map on a
  * store with auto_vacuum (every store this build makes), else from dbstat, which reads every
- * page. The two agree page for page (tests/footprint_test.ts); the pointer map reads ~0.1%.
+ * page. The two agree page for page (tests/unit/footprint_test.ts); the pointer map reads ~0.1%.
  */
 export function fileShape(db: Db): FileShape {
   const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;

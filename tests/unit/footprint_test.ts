@@ -6,11 +6,11 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { defaultConfig } from "../core/config.ts";
-import { runWholePass } from "../core/ingest/whole.ts";
-import { dbstatObjects, fileShape, footprint } from "../core/store/maintenance.ts";
-import { ptrmapObjects } from "../core/store/ptrmap.ts";
-import { prng, syntheticSession, uuidFrom, writeTranscript } from "./helpers.ts";
+import { defaultConfig } from "../../core/config.ts";
+import { runWholePass } from "../../core/ingest/whole.ts";
+import { dbstatObjects, fileShape, footprint } from "../../core/store/maintenance.ts";
+import { ptrmapObjects } from "../../core/store/ptrmap.ts";
+import { prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
 
 const CWD = "/home/you/code/project-footprint";
 

@@ -8,11 +8,11 @@
 import assert from "node:assert/strict";
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { join } from "node:path";
-import { defaultConfig } from "../core/config.ts";
-import { OBSERVE_PER_PASS } from "../core/constants.ts";
-import { runBackfillPasses, runWholePass } from "../core/ingest/whole.ts";
-import type { Db } from "../core/store/db.ts";
-import { prng, syntheticSession, uuidFrom, writeTranscript } from "./helpers.ts";
+import { defaultConfig } from "../../core/config.ts";
+import { OBSERVE_PER_PASS } from "../../core/constants.ts";
+import { runBackfillPasses, runWholePass } from "../../core/ingest/whole.ts";
+import type { Db } from "../../core/store/db.ts";
+import { prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
 
 const CWD = "/home/you/code/project-noop";
 
