@@ -80,7 +80,9 @@ async function main(): Promise<number> {
       throw new Error(`unknown section '${w}' (${SECTIONS.map((s) => s.name).join(", ")})`);
     }
   }
-  const selected = wanted.length ? SECTIONS.filter((s) => wanted.includes(s.name)) : SECTIONS;
+  const selected = wanted.length
+    ? SECTIONS.filter((s) => wanted.includes(s.name))
+    : SECTIONS.filter((s) => !s.optIn);
 
   const t0 = performance.now();
   const benchDir = dirname(fileURLToPath(import.meta.url));

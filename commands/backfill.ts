@@ -6,7 +6,7 @@ import type { Command, CommandHelp } from "./types.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
-import { runWholePass } from "../core/ingest/whole.ts";
+import { runBackfillPasses } from "../core/ingest/whole.ts";
 import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
 
 const help: CommandHelp = {
@@ -35,8 +35,9 @@ export const command: Command = {
     }
 
     if (args.values.work === true) {
-      // the detached worker: its stdio is null, so what it returns is only its exit code
-      const res = await runWholePass({
+      // the detached worker: its stdio is null, so what it returns is only its exit code; it
+      // goes on pass after pass until every closed session is observed
+      const res = await runBackfillPasses({
         cfg: r.cfg,
         dataDir: r.dataDir,
         roots: r.roots,

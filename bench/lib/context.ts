@@ -34,6 +34,8 @@ export interface SectionResult {
 export interface Section {
   name: string;
   title: string;
+  /** Run only when `--only` names it (it takes long or builds large corpora). */
+  optIn?: boolean;
   run(ctx: BenchContext): Promise<SectionResult>;
 }
 

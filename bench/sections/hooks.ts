@@ -18,7 +18,7 @@ import { round } from "../lib/stats.ts";
 import { copyStore } from "../lib/store.ts";
 
 const EVENTS = ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"] as const;
-type Event = typeof EVENTS[number];
+export type Event = typeof EVENTS[number];
 const ANSWERING: Event[] = ["SessionStart", "UserPromptSubmit"];
 
 /** Spawns per event (the brief asks for at least 100); TERMINUS_BENCH_HOOK_RUNS to change. */
@@ -35,7 +35,7 @@ const decoder = new TextDecoder();
 
 /* ---------- percentiles ---------- */
 
-interface Pcts {
+export interface Pcts {
   n: number;
   p50: number;
   p90: number;
@@ -45,7 +45,7 @@ interface Pcts {
 }
 
 /** Nearest-rank percentiles (p99 of 100 samples is the 99th smallest). */
-function pcts(xs: number[]): Pcts {
+export function pcts(xs: number[]): Pcts {
   const s = [...xs].sort((a, b) => a - b);
   const at = (p: number) => s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))];
   return { n: s.length, p50: at(0.5), p90: at(0.9), p99: at(0.99), min: s[0], max: s.at(-1)! };
@@ -57,7 +57,7 @@ const fmt = (p: Pcts) =>
 
 /* ---------- the workload ---------- */
 
-interface Workload {
+export interface Workload {
   project: string;
   sessions: number;
   turns: number;
@@ -66,7 +66,7 @@ interface Workload {
 }
 
 /** The project with the most sessions, and the paths its turns name below it. */
-function workload(store: string): Workload {
+export function workload(store: string): Workload {
   const db = new DatabaseSync(store, { readOnly: true });
   try {
     const top = db.prepare(
@@ -96,7 +96,7 @@ const PROMPTS = [
   (p: string) => `the tests around ${p} are flaky`,
 ];
 
-function payloadFor(event: Event, i: number, w: Workload): string {
+export function payloadFor(event: Event, i: number, w: Workload): string {
   const session_id = `bench-${event}-${i.toString(16).padStart(6, "0")}`;
   const base = {
     session_id,
@@ -174,7 +174,7 @@ async function passesOf(dataDir: string): Promise<number> {
 }
 
 /** Waits for the detached passes to exit; returns how long that took. */
-async function settle(dataDir: string): Promise<number> {
+export async function settle(dataDir: string): Promise<number> {
   const t0 = performance.now();
   for (let i = 0; i < 1200 && (await passesOf(dataDir)) > 0; i++) {
     await new Promise((r) => setTimeout(r, 25));
@@ -246,7 +246,7 @@ function decisionCount(store: string): number {
 
 /* ---------- phases, in-process (the child side) ---------- */
 
-interface PhaseSample {
+export interface PhaseSample {
   event: Event;
   importMs: number;
   stdinMs: number;

@@ -19,6 +19,7 @@ import { section as recall } from "./recall.ts";
 import { section as real } from "./real.ts";
 import { section as sessions } from "./sessions.ts";
 import { section as quality } from "./quality.ts";
+import { section as scale } from "./scale.ts";
 
 export const SECTIONS: Section[] = [
   floor,
@@ -36,4 +37,5 @@ export const SECTIONS: Section[] = [
   hooks,
   recall,
   sessions,
+  scale,
 ];

@@ -9,13 +9,14 @@ import {
 } from "../store/observations_sql.ts";
 import { listObservations, type Visibility } from "../store/query.ts";
 import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
-import { type Mechanical, observe } from "./mechanical.ts";
+import { observe } from "./mechanical.ts";
 import { initReader } from "../store/codec.ts";
 
 /** A session's facts taken while the pass archived it, valid while its stream is `streamLen` long. */
 export interface ReadyObservation {
   streamLen: number;
-  mechanical: Mechanical;
+  /** The facts as JSON, branch left out (the observe step adds the stored one). */
+  mechanical: string;
 }
 
 /** A session this pass archived whole was observed as it was read: no blocks read back. */
@@ -26,19 +27,26 @@ function isReady(
   return r !== undefined && !t.evicted && r.streamLen === t.streamLen;
 }
 
+export interface ObserveStep {
+  /** For the run row. */
+  notes: string[];
+  /** Closed sessions left for a later pass. */
+  left: number;
+}
+
 /**
- * Observes up to 100 closed sessions; returns notes for the run row. Each observation commits
- * on its own, so a pass killed partway keeps what it observed and the next one goes on from
- * there instead of starting over.
+ * Observes up to 100 closed sessions. Each observation commits on its own, so a pass killed
+ * partway keeps what it observed and the next one goes on from there instead of starting
+ * over. A session observed is taken out of `ready`.
  */
 export async function observeClosed(
   db: Db,
   now: Date,
   ready: Map<number, ReadyObservation> = new Map(),
-): Promise<string[]> {
+): Promise<ObserveStep> {
   const targets = unobservedClosed(db);
   const notes: string[] = [];
-  if (targets.length === 0) return notes;
+  if (targets.length === 0) return { notes, left: 0 };
   const batch = targets.slice(0, OBSERVE_PER_PASS);
   // the decoder only for a session whose stream must be read back
   if (batch.some((t) => !isReady(t, ready.get(t.sessionNo)))) await initReader();
@@ -51,7 +59,7 @@ export async function observeClosed(
       try {
         const r = ready.get(t.sessionNo);
         if (isReady(t, r)) {
-          m = JSON.stringify({ ...r!.mechanical, branch: t.branch });
+          m = JSON.stringify({ ...JSON.parse(r!.mechanical), branch: t.branch });
         } else {
           const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
           m = JSON.stringify(observe(lines, t.branch));
@@ -64,14 +72,12 @@ export async function observeClosed(
       return true;
     });
     if (observed) done++;
+    ready.delete(t.sessionNo);
   }
   if (done > 0) notes.push(`${done} closed session(s) observed`);
-  if (targets.length > OBSERVE_PER_PASS) {
-    notes.push(
-      `${targets.length - OBSERVE_PER_PASS} finalized session(s) left for the next pass to observe`,
-    );
-  }
-  return notes;
+  const left = Math.max(0, targets.length - OBSERVE_PER_PASS);
+  if (left > 0) notes.push(`${left} finalized session(s) left for the next pass to observe`);
+  return { notes, left };
 }
 
 export interface RegenerateResult {

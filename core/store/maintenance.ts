@@ -8,6 +8,7 @@ import { type FileSizes, fileSizes } from "./inspect.ts";
 import { type Visibility, visibleWhere } from "./query.ts";
 import { BUSY_TIMEOUT_WRITE_MS, SQLITE_LOCK_BYTE_OFFSET } from "../constants.ts";
 import { StoreError } from "../errors.ts";
+import { ptrmapObjects } from "./ptrmap.ts";
 
 /** PRAGMA auto_vacuum's answer for a file made without it. */
 const AUTO_VACUUM_NONE = 0;
@@ -136,24 +137,31 @@ export interface FileShape {
   objects: { name: string; bytes: number }[];
 }
 
-/** The database file's pages, and which object each belongs to (dbstat). */
+/**
+ * The database file's pages, and which object each belongs to: from the pointer map on a
+ * store with auto_vacuum (every store this build makes), else from dbstat, which reads every
+ * page. The two agree page for page (tests/unit/footprint_test.ts); the pointer map reads ~0.1%.
+ */
 export function fileShape(db: Db): FileShape {
   const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-  let objects: { name: string; bytes: number }[];
+  const pageSize = one("SELECT page_size AS n FROM pragma_page_size");
+  const pageCount = one("SELECT page_count AS n FROM pragma_page_count");
+  const freelistCount = one("SELECT freelist_count AS n FROM pragma_freelist_count");
+  const autoVacuum = one("SELECT auto_vacuum AS n FROM pragma_auto_vacuum") !== AUTO_VACUUM_NONE;
+  let objects = autoVacuum ? ptrmapObjects(db, { pageSize, pageCount, freelistCount }) : null;
+  if (objects === null) objects = dbstatObjects(db);
+  return { pageSize, pageCount, freelistCount, autoVacuum, objects };
+}
+
+/** Bytes per object as dbstat counts them (every page of the file read). */
+export function dbstatObjects(db: Db): { name: string; bytes: number }[] {
   try {
-    objects = db.prepare(
+    return (db.prepare(
       "SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name",
-    ).all() as { name: string; bytes: number }[];
+    ).all() as { name: string; bytes: number }[]).map((o) => ({ name: o.name, bytes: o.bytes }));
   } catch (e) {
     throw new StoreError(`SQLite's dbstat table cannot be read: ${(e as Error).message}`);
   }
-  return {
-    pageSize: one("SELECT page_size AS n FROM pragma_page_size"),
-    pageCount: one("SELECT page_count AS n FROM pragma_page_count"),
-    freelistCount: one("SELECT freelist_count AS n FROM pragma_freelist_count"),
-    autoVacuum: one("SELECT auto_vacuum AS n FROM pragma_auto_vacuum") !== AUTO_VACUUM_NONE,
-    objects: objects.map((o) => ({ name: o.name, bytes: o.bytes })),
-  };
 }
 
 /** Both, in one read transaction, so the two tables describe the same state of the store. */

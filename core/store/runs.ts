@@ -6,7 +6,7 @@
 import type { Db } from "./db.ts";
 
 /** duration_ms of a run row whose pass has not finished. */
-const IN_FLIGHT = -1;
+export const IN_FLIGHT = -1;
 
 export const IN_FLIGHT_NOTE =
   "this pass has not finished: it is still running, or its process died (the next pass records which)";
@@ -33,12 +33,13 @@ export interface RunRow {
  * returned for this pass to report.
  */
 export function beginRun(db: Db, startedAt: string): { id: number; died: string[] } {
-  const died = (db.prepare("SELECT started_at AS at FROM runs WHERE duration_ms = ? ORDER BY id")
-    .all(IN_FLIGHT) as { at: string }[]).map((r) => r.at);
+  // the value is written into the statement so the partial index runs_in_flight answers it
+  const died = (db.prepare(
+    `SELECT started_at AS at FROM runs WHERE duration_ms = ${IN_FLIGHT} ORDER BY id`,
+  ).all() as { at: string }[]).map((r) => r.at);
   if (died.length > 0) {
-    db.prepare("UPDATE runs SET duration_ms = 0, error = ? WHERE duration_ms = ?").run(
+    db.prepare(`UPDATE runs SET duration_ms = 0, error = ? WHERE duration_ms = ${IN_FLIGHT}`).run(
       DIED_MESSAGE,
-      IN_FLIGHT,
     );
   }
   db.prepare("INSERT INTO runs (started_at, duration_ms) VALUES (?, ?)").run(startedAt, IN_FLIGHT);

@@ -1,0 +1,83 @@
+/**
+ * The settled stores of the scale corpora: `scale/store-<size>/` (data/, config/, claude/), a
+ * store holding the whole corpus with every closed session observed, so a pass over it has
+ * nothing to do. Made once by the checkout's `terminus ingest`, pass after pass until one has
+ * nothing to say, and reused while `ready.json` matches the corpus. Snapshots are off: a
+ * VACUUM INTO of a 1.3 GB store mid-measurement is not what the figures are about.
+ */
+import { join } from "node:path";
+import { ingest, type Scenario, scenario } from "./terminus.ts";
+import type { ScaleCorpus } from "./scale_corpus.ts";
+import { withStore } from "./store.ts";
+
+/** Bumped when the settled store must be remade (not for a schema change: a pass migrates). */
+const STORE_VERSION = 1;
+
+export function scaleConfig(s: Scenario): void {
+  Deno.writeTextFileSync(
+    join(s.configDir, "terminus.toml"),
+    `roots = [${s.roots.map((r) => JSON.stringify(r)).join(", ")}]\n[snapshot]\nenabled = false\n`,
+  );
+}
+
+/** Whether the store's last pass had anything to say (closing, observing, leaving work). */
+export function lastRunNotes(store: string): string | null {
+  return withStore(
+    store,
+    (db) =>
+      (db.prepare("SELECT notes FROM runs ORDER BY id DESC LIMIT 1").get() as
+        | { notes: string | null }
+        | undefined)?.notes ?? null,
+  );
+}
+
+export interface SettledStore {
+  scn: Scenario;
+  reused: boolean;
+  /** Passes it took to settle, when made now. */
+  passes: number;
+}
+
+/** The corpus's settled store, made now unless a current one is there. */
+export async function settledStore(
+  scaleDir: string,
+  repo: string,
+  c: ScaleCorpus,
+  log: (m: string) => void,
+): Promise<SettledStore> {
+  const dir = join(scaleDir, `store-${c.size.name}`);
+  const want = readyFor(c);
+  try {
+    const have = JSON.parse(Deno.readTextFileSync(join(dir, "ready.json")));
+    if (have.version === want.version && have.files === want.files && have.bytes === want.bytes) {
+      const scn = scenario(scaleDir, `store-${c.size.name}`, [c.root], false);
+      scaleConfig(scn);
+      return { scn, reused: true, passes: 0 };
+    }
+  } catch { /* not made yet */ }
+  const scn = scenario(scaleDir, `store-${c.size.name}`, [c.root], true);
+  scaleConfig(scn);
+  log(`scale ${c.size.name}: making the settled store (${(c.bytes / 1e9).toFixed(2)} GB)`);
+  let passes = 0;
+  for (;;) {
+    const r = await ingest(repo, scn);
+    passes++;
+    if (passes === 1) log(`scale ${c.size.name}: backfill ${(r.wallMs / 1000).toFixed(1)} s`);
+    if (lastRunNotes(scn.store) === null || passes >= 500) break;
+  }
+  log(`scale ${c.size.name}: settled after ${passes} pass(es)`);
+  markReady(scaleDir, c);
+  return { scn, reused: false, passes };
+}
+
+function readyFor(c: ScaleCorpus) {
+  return { version: STORE_VERSION, files: c.files, bytes: c.bytes };
+}
+
+/** Records that `store-<size>` holds the whole corpus, settled. */
+export function markReady(scaleDir: string, c: ScaleCorpus): void {
+  Deno.writeTextFileSync(
+    join(scaleDir, `store-${c.size.name}`, "ready.json"),
+    JSON.stringify(readyFor(c)) + "\n",
+  );
+}

@@ -1,0 +1,477 @@
+/**
+ * Flat as the archive grows (issue #24): every figure of the issue's table at about 1.1 GB and
+ * 3 GB of real transcripts (bench/lib/scale_corpus.ts), through the launcher `deno task
+ * install` placed, with an empty `deno run` (the floor) and grep/rg in the same rounds and the
+ * load average sampled each round. Everything else is in the settled stores kept beside the
+ * corpora, outside the checkout; a fresh backfill per size is timed into a scratch store.
+ *
+ * Knobs (environment): TERMINUS_BENCH_SCALE_SIZES=1gb,3gb, TERMINUS_BENCH_SCALE_ROUNDS=15
+ * (search, grep and rg take a third of them), TERMINUS_BENCH_SCALE_BACKFILL=0 to skip the
+ * backfill and its backlog (the settled store is used as it is).
+ */
+import { join } from "node:path";
+import { type BenchContext, type Metric, metric, type Section } from "../lib/context.ts";
+import { installed } from "../lib/installed.ts";
+import { loadavg } from "../lib/machine.ts";
+import { runTimed } from "../lib/proc.ts";
+import { prepareScaleCorpora, SCALE_SIZES, type ScaleCorpus } from "../lib/scale_corpus.ts";
+import { lastRunNotes, markReady, scaleConfig, settledStore } from "../lib/scale_store.ts";
+import { round } from "../lib/stats.ts";
+import { type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
+import { payloadFor, type PhaseSample, settle, timedSpawn, workload } from "./hooks.ts";
+
+const DEADLINE = /past the 50 ms deadline|past the deadline/;
+/** Ten `--project '*'` queries of the real corpus: identifiers, paths, an error, prose. */
+export const SCALE_QUERIES = [
+  "execute_land",
+  "ErkContext",
+  "FakeGitHubIssues",
+  "plan_file_path",
+  "src/erk/cli/config.py",
+  "packages/erk-shared/src/erk_shared/gateway/github/real.py",
+  "TypeError",
+  "rebase",
+  "git commit",
+  "worktree",
+];
+const MCP_CALLS = 100;
+const VERIFY_RUNS = 3;
+const NOTHING_PROMPT = "ok, carry on with the next step please";
+/** Fresh processes per event for the phase split (`hooks.ts --phases`). */
+const PHASE_PROCESSES = 5;
+
+/** Nearest-rank percentile. */
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length ? s[Math.min(s.length - 1, Math.max(0, Math.ceil(p * s.length) - 1))] : NaN;
+}
+const p50 = (xs: number[]) => pct(xs, 0.5);
+const p95 = (xs: number[]) => pct(xs, 0.95);
+const r1 = (x: number) => round(x, 1);
+
+interface Row {
+  id: string;
+  label: string;
+  samples: number[];
+  /** Figures beyond the floor's p50 (the floor measured in the same rounds). */
+  beyond: boolean;
+  /** 1-minute load averages sampled in the rounds that measured it. */
+  load: number[];
+  extra?: string;
+}
+
+function envInt(name: string, dflt: number): number {
+  const v = Deno.env.get(name);
+  if (v === undefined || v === "") return dflt;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} wants a whole number, not ${v}`);
+  return n;
+}
+
+const COUNTS = /(\d+) file\(s\) walked, (\d+) committed.* in (\d+) ms/;
+
+/** A real git repository for the hooks' and MCP's working directory. */
+async function gitRepo(dir: string): Promise<string> {
+  const repo = join(dir, "git-cwd");
+  try {
+    Deno.statSync(join(repo, ".git"));
+    return repo;
+  } catch { /* made below */ }
+  Deno.mkdirSync(repo, { recursive: true });
+  Deno.writeTextFileSync(join(repo, "README.md"), "scale bench working directory\n");
+  for (
+    const args of [
+      ["init", "-q"],
+      ["add", "README.md"],
+      ["-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-qm", "init"],
+    ]
+  ) {
+    const r = await runTimed("git", args, { cwd: repo });
+    if (r.code !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  }
+  return repo;
+}
+
+/** One MCP server, `calls` recall_search calls one after the other: each call's wall. */
+async function mcpCalls(
+  launcher: string,
+  cwd: string,
+  env: Record<string, string>,
+  calls: number,
+): Promise<number[]> {
+  const child = new Deno.Command(launcher, {
+    args: ["mcp"],
+    cwd,
+    env,
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const w = child.stdin.getWriter();
+  const reader = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  let buf = "";
+  const next = async (): Promise<Record<string, unknown>> => {
+    for (;;) {
+      const nl = buf.indexOf("\n");
+      if (nl >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (line.trim()) return JSON.parse(line);
+        continue;
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error("the MCP server closed its stdout");
+      buf += value;
+    }
+  };
+  const send = (m: unknown) => w.write(new TextEncoder().encode(JSON.stringify(m) + "\n"));
+  await send({
+    jsonrpc: "2.0",
+    id: 0,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-06-18",
+      capabilities: {},
+      clientInfo: { name: "terminus-bench", version: "0" },
+    },
+  });
+  await next();
+  await send({ jsonrpc: "2.0", method: "notifications/initialized" });
+  const walls: number[] = [];
+  for (let i = 1; i <= calls; i++) {
+    const t0 = performance.now();
+    await send({
+      jsonrpc: "2.0",
+      id: i,
+      method: "tools/call",
+      params: {
+        name: "recall_search",
+        arguments: { query: SCALE_QUERIES[i % SCALE_QUERIES.length], project: "*" },
+      },
+    });
+    const r = await next();
+    walls.push(performance.now() - t0);
+    if (r.error) throw new Error(`recall_search: ${JSON.stringify(r.error)}`);
+  }
+  await w.close();
+  await child.status;
+  return walls;
+}
+
+/** Every row of the issue's table for one corpus. */
+async function measureSize(
+  ctx: BenchContext,
+  launcher: string,
+  dir: string,
+  c: ScaleCorpus,
+): Promise<{ rows: Row[]; notes: string[]; scn: Scenario }> {
+  const notes: string[] = [];
+  const rounds = envInt("TERMINUS_BENCH_SCALE_ROUNDS", 15);
+  const heavyRounds = Math.max(1, Math.ceil(rounds / 3));
+  const name = c.size.name;
+  const floorFile = join(ctx.outDir, "empty.ts");
+  Deno.writeTextFileSync(floorFile, "");
+  const { permissionFlags } = await import("../../core/context.ts");
+  const floorArgs = ["run", "--cached-only", ...permissionFlags(Deno.execPath()), floorFile];
+  const floorRun = async () =>
+    (await runTimed(Deno.execPath(), floorArgs, { cwd: ctx.repo })).wallMs;
+  const rows: Row[] = [];
+  const row = (id: string, label: string, beyond: boolean): Row => {
+    const r: Row = { id: `scale_${name}_${id}`, label, samples: [], beyond, load: [] };
+    rows.push(r);
+    return r;
+  };
+  const floor = row("floor", "floor: deno run of an empty module", false);
+  const load1 = async () => (await loadavg())[0] ?? NaN;
+
+  // the backfill, timed into a scratch store, then the passes its backlog costs
+  let settled = null as Scenario | null;
+  if (envInt("TERMINUS_BENCH_SCALE_BACKFILL", 1) !== 0) {
+    const fresh = scenario(dir, `fresh-${name}`, [c.root], true);
+    scaleConfig(fresh);
+    ctx.log(`scale ${name}: backfill (backfill --work) of ${(c.bytes / 1e9).toFixed(2)} GB`);
+    const bf = row("backfill", "backfill --work, empty store: wall (s)", false);
+    const l0 = await load1();
+    const r = await runTimed(launcher, ["backfill", "--work"], {
+      cwd: ctx.repo,
+      env: scenarioEnv(fresh),
+      timeDir: ctx.gnuTime ? dir : undefined,
+    });
+    if (r.code !== 0) throw new Error(`backfill --work exited ${r.code}: ${r.stderr}`);
+    bf.samples.push(r.wallMs / 1000);
+    bf.load.push(l0, await load1());
+    bf.extra = `${r1(c.bytes / 1e6 / (r.wallMs / 1000))} MB/s, peak RSS ${
+      r.maxRssBytes ? r1(r.maxRssBytes / 1048576) : "?"
+    } MiB`;
+    const backlog = row("backlog", "a pass right after the backfill, beyond the floor", true);
+    for (let i = 0; i < 100 && lastRunNotes(fresh.store) !== null; i++) {
+      const f = await floorRun();
+      floor.samples.push(f);
+      const p = await runTimed(launcher, ["ingest"], { cwd: ctx.repo, env: scenarioEnv(fresh) });
+      if (p.code !== 0) throw new Error(`ingest exited ${p.code}: ${p.stderr}`);
+      backlog.samples.push(p.wallMs);
+      backlog.load.push(await load1());
+    }
+    backlog.extra = `${backlog.samples.length} pass(es) until one had nothing to do (${
+      r1(backlog.samples.reduce((a, b) => a + b, 0) / 1000)
+    } s)`;
+    // the first time, the fresh store becomes the settled one; after that it goes
+    const ready = join(dir, `store-${name}`, "ready.json");
+    let have = false;
+    try {
+      Deno.statSync(ready);
+      have = true;
+    } catch { /* none yet */ }
+    if (!have) {
+      try {
+        Deno.removeSync(join(dir, `store-${name}`), { recursive: true });
+      } catch { /* none */ }
+      Deno.renameSync(fresh.dir, join(dir, `store-${name}`));
+      markReady(dir, c);
+    } else Deno.removeSync(fresh.dir, { recursive: true });
+  }
+  const s = await settledStore(dir, ctx.repo, c, ctx.log);
+  settled = s.scn;
+  const env = scenarioEnv(settled);
+  const cwd = await gitRepo(dir);
+  const w = workload(settled.store);
+  // session ids no earlier run used: the store is kept, and with it each session's recall
+  // state, which would suppress what an earlier run's same session was already handed
+  const fresh0 = (Date.now() % 1_000_000) * 1_000_000;
+  ctx.log(
+    `scale ${name}: ${rounds} rounds against ${
+      (Deno.statSync(settled.store).size / 1e9).toFixed(2)
+    } GB store; project ${w.project} (${w.sessions} sessions)`,
+  );
+
+  const noop = row("noop", "no-op pass, settled, beyond the floor", true);
+  const named = row(
+    "prompt_named",
+    "UserPromptSubmit naming an archived path, beyond the floor",
+    true,
+  );
+  const nothing = row("prompt_nothing", "UserPromptSubmit naming nothing, beyond the floor", true);
+  const start = row("session_start", "SessionStart, beyond the floor", true);
+  const usage = row("usage", "terminus usage (wall)", false);
+  /** The no-op pass's own duration_ms: the rest of its wall is start-up, config, lock, open. */
+  const inPass: number[] = [];
+  let delivered = 0;
+  let late = 0;
+  let startAnswered = 0;
+  const failures: string[] = [];
+  const hook = async (event: "SessionStart" | "UserPromptSubmit", payload: string) => {
+    const r = await timedSpawn(["hook", event], payload, cwd, env, launcher);
+    if (r.code !== 0) failures.push(`${event} exited ${r.code}: ${r.stderr.trim()}`);
+    await settle(settled!.dataDir);
+    return r;
+  };
+  // warm: page cache, module cache, the first pass
+  await hook("SessionStart", payloadFor("SessionStart", fresh0, w));
+  await runTimed(launcher, ["ingest"], { cwd, env });
+  for (let i = 1; i <= rounds; i++) {
+    const l = await load1();
+    floor.samples.push(await floorRun());
+    floor.load.push(l);
+    const p = await runTimed(launcher, ["ingest"], { cwd, env });
+    const m = COUNTS.exec(p.stderr + p.stdout);
+    if (p.code !== 0 || (m && Number(m[2]) !== 0)) {
+      failures.push(`no-op ingest: exit ${p.code}, ${m?.[0] ?? p.stderr.trim()}`);
+    }
+    noop.samples.push(p.wallMs);
+    noop.load.push(l);
+    if (m) inPass.push(Number(m[3]));
+    const n = await hook(
+      "UserPromptSubmit",
+      payloadFor("UserPromptSubmit", fresh0 + 40_000 + i, w),
+    );
+    named.samples.push(n.wallMs);
+    named.load.push(l);
+    if (n.stdout.trim() !== "") delivered++;
+    if (DEADLINE.test(n.stderr)) late++;
+    const nothingPayload = JSON.stringify({
+      ...JSON.parse(payloadFor("UserPromptSubmit", fresh0 + 50_000 + i, w)),
+      prompt: NOTHING_PROMPT,
+    });
+    nothing.samples.push((await hook("UserPromptSubmit", nothingPayload)).wallMs);
+    nothing.load.push(l);
+    const st = await hook("SessionStart", payloadFor("SessionStart", fresh0 + 60_000 + i, w));
+    start.samples.push(st.wallMs);
+    start.load.push(l);
+    if (st.stdout.trim() !== "") startAnswered++;
+    const u = await runTimed(launcher, ["usage"], { cwd, env });
+    if (u.code !== 0) failures.push(`usage exited ${u.code}: ${u.stderr.trim()}`);
+    usage.samples.push(u.wallMs);
+    usage.load.push(l);
+  }
+  noop.extra = `in-pass duration_ms p50 ${p50(inPass)}, p95 ${p95(inPass)}`;
+  named.extra = `delivered ${delivered}/${rounds}, past the deadline ${late}/${rounds}`;
+
+  // where a hook's time goes: the hooks section's phase child, cold, against this store
+  const phaseRows = new Map<string, Row>();
+  const hooksModule = new URL("./hooks.ts", import.meta.url).pathname;
+  for (let i = 0; i < PHASE_PROCESSES; i++) {
+    for (const e of ["UserPromptSubmit", "SessionStart"] as const) {
+      const scratch = Deno.makeTempDirSync({ dir: settled.dir, prefix: "phases-" });
+      const l = await load1();
+      const r = await timedSpawn(
+        [
+          "run",
+          "--cached-only",
+          ...permissionFlags(Deno.execPath()),
+          hooksModule,
+          "--phases",
+          e,
+          scratch,
+        ],
+        payloadFor(e, fresh0 + 70_000 + i, w),
+        cwd,
+        env,
+      );
+      Deno.removeSync(scratch, { recursive: true });
+      if (r.code !== 0) throw new Error(`phase child ${e} exited ${r.code}: ${r.stderr}`);
+      const ph = JSON.parse(r.stdout) as PhaseSample;
+      const parts: [string, number][] = [
+        ["module load (checkout, unbundled)", ph.importMs],
+        ["stdin", ph.stdinMs],
+        ["detached spawn", ph.spawnMs],
+        ...Object.entries(ph.cold) as [string, number][],
+      ];
+      for (const [k, v] of parts) {
+        const id = `phase_${e === "SessionStart" ? "start" : "prompt"}_${k.split(" ")[0]}`;
+        let pr = phaseRows.get(id);
+        if (!pr) {
+          pr = row(id, `${e} phase, in process, cold: ${k}`, false);
+          phaseRows.set(id, pr);
+        }
+        pr.samples.push(v);
+        pr.load.push(l);
+      }
+    }
+  }
+  start.extra = `answered ${startAnswered}/${rounds}`;
+  ctx.log(`scale ${name}: hooks, no-op and usage done`);
+
+  const search = row(
+    "search",
+    `terminus search, ${SCALE_QUERIES.length} queries, beyond the floor`,
+    true,
+  );
+  const the = row("search_the", "terminus search the, beyond the floor", true);
+  const grep = row("grep", "grep -rlF, same words and files (wall)", false);
+  const rg = row("rg", "rg -l -F, same words and files (wall)", false);
+  const haveRg = (await runTimed("rg", ["--version"]).catch(() => null))?.code === 0;
+  const projects = join(c.root, "projects");
+  for (let i = 0; i < heavyRounds; i++) {
+    const l = await load1();
+    for (const q of SCALE_QUERIES) {
+      floor.samples.push(await floorRun());
+      floor.load.push(l);
+      const sr = await runTimed(launcher, ["search", q, "--project", "*"], { cwd, env });
+      if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
+      search.samples.push(sr.wallMs);
+      search.load.push(l);
+      grep.samples.push((await runTimed("grep", ["-rlF", "-e", q, "--", projects])).wallMs);
+      grep.load.push(l);
+      if (haveRg) {
+        rg.samples.push((await runTimed("rg", ["-l", "-F", "-e", q, "--", projects])).wallMs);
+        rg.load.push(l);
+      }
+    }
+    the.samples.push(
+      (await runTimed(launcher, ["search", "the", "--project", "*"], { cwd, env })).wallMs,
+    );
+    the.load.push(l);
+  }
+  if (!haveRg) notes.push("rg is not installed: no rg figures.");
+  notes.push(
+    "Hooks run with a real git repository as their working directory; they start no git (the project comes from the payload's cwd, looked up in the store), so git's share of a hook is 0. Runtime start is the floor row; the phase rows are the hooks section's in-process child (checkout modules, not the bundle), cold.",
+  );
+  ctx.log(`scale ${name}: search, grep, rg done`);
+
+  const mcp = row("mcp", `MCP recall_search, ${MCP_CALLS} calls in one server (per call)`, false);
+  const lm = await load1();
+  mcp.samples.push(...await mcpCalls(launcher, cwd, env, MCP_CALLS));
+  mcp.load.push(lm, await load1());
+
+  const verify = row("verify", "terminus verify (wall)", false);
+  for (let i = 0; i < VERIFY_RUNS; i++) {
+    const l = await load1();
+    const v = await runTimed(launcher, ["verify"], { cwd, env });
+    if (v.code !== 0) failures.push(`verify exited ${v.code}: ${v.stderr.trim()}`);
+    verify.samples.push(v.wallMs);
+    verify.load.push(l);
+  }
+  if (failures.length) {
+    throw new Error(`scale ${name}:\n${[...new Set(failures)].slice(0, 10).join("\n")}`);
+  }
+  const ratio = p50(grep.samples) / p50(search.samples);
+  grep.extra = `grep p50 / terminus search p50: ${round(ratio, 2)}x`;
+  return { rows, notes, scn: settled };
+}
+
+export const section: Section = {
+  name: "scale",
+  title: "Flat as the archive grows (~1.1 GB and ~3 GB of real transcripts)",
+  optIn: true,
+  async run(ctx) {
+    const t0 = performance.now();
+    const corpora = await prepareScaleCorpora(ctx.log);
+    const wanted = (Deno.env.get("TERMINUS_BENCH_SCALE_SIZES") ?? SCALE_SIZES.map((s) => s.name)
+      .join(",")).split(",").map((s) => s.trim());
+    const inst = await installed(ctx);
+    const metrics: Metric[] = [];
+    const notes: string[] = [
+      `Corpora ${corpora.built === "now" ? "built" : "reused"} in ${corpora.dir}: ${
+        corpora.corpora.map((c) =>
+          `${c.size.name} ${c.files} files, ${(c.bytes / 1e9).toFixed(2)} GB`
+        )
+          .join("; ")
+      }.`,
+    ];
+    const table: Record<string, Record<string, string>> = {};
+    const data: Record<string, unknown> = {};
+    for (const c of corpora.corpora.filter((c) => wanted.includes(c.size.name))) {
+      const { rows, notes: n } = await measureSize(ctx, inst.launcher, corpora.dir, c);
+      notes.push(...n.map((x) => `${c.size.name}: ${x}`));
+      const floor = rows.find((r) => r.id.endsWith("_floor"))!;
+      const f50 = p50(floor.samples);
+      for (const r of rows) {
+        const a = r.beyond ? p50(r.samples) - f50 : p50(r.samples);
+        const b = r.beyond ? p95(r.samples) - f50 : p95(r.samples);
+        const ld = r.load.filter(Number.isFinite);
+        const load = ld.length ? `${Math.min(...ld)}-${Math.max(...ld)}` : "?";
+        const cell = r.samples.length === 0
+          ? "-"
+          : r.samples.length === 1
+          ? `${r1(a)}${r.extra ? ` (${r.extra})` : ""}`
+          : `${r1(a)} / ${r1(b)}${r.extra ? ` (${r.extra})` : ""}`;
+        (table[r.label] ??= {})[c.size.name] = `${cell}, load ${load}`;
+        metrics.push(metric(
+          r.id,
+          `${c.size.name}: ${r.label}, p50`,
+          r.samples.length ? r1(a) : null,
+          r.id.endsWith("_backfill") ? "s" : "ms",
+          undefined,
+          `p50 ${r1(a)} / p95 ${r1(b)}${
+            r.beyond ? ` beyond the floor's p50 ${r1(f50)}` : ""
+          }, n=${r.samples.length}, load ${load}${r.extra ? `; ${r.extra}` : ""}`,
+        ));
+      }
+      data[c.size.name] = Object.fromEntries(
+        rows.map((r) => [r.id, r.samples.map((x) => round(x, 2))]),
+      );
+    }
+    const sizes = corpora.corpora.filter((c) => wanted.includes(c.size.name)).map((c) =>
+      c.size.name
+    );
+    notes.push(
+      "| figure (p50 / p95, ms) | " + sizes.join(" | ") + " |",
+      "| --- | " + sizes.map(() => "---").join(" | ") + " |",
+      ...Object.entries(table).map(([label, cells]) =>
+        `| ${label} | ${sizes.map((s) => cells[s] ?? "-").join(" | ")} |`
+      ),
+      `The section took ${r1((performance.now() - t0) / 1000)} s.`,
+    );
+    return { metrics, notes, data };
+  },
+};

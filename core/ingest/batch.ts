@@ -1,0 +1,74 @@
+/**
+ * The pass's batch writer: the outer transaction a pass commits its files in, so FTS5 flushes
+ * its segments once per batch instead of once per file, and a file's outcome is reported only
+ * once the commit that holds it succeeded.
+ */
+import { PASS_BATCH_BYTES, PASS_BATCH_MS } from "../constants.ts";
+import { beginWrite, commitWrite, type Db } from "../store/db.ts";
+import { type FtsRow, insertFts } from "../store/derived.ts";
+import { rollback } from "../store/rollback.ts";
+import type { Found } from "../transcript/discover.ts";
+
+/** What archiving one file (or one window of it) came to. */
+export interface FileOutcome {
+  committed: boolean;
+  bytesRead: number;
+  turnsAdded: number;
+  note?: string;
+  excluded?: boolean;
+}
+
+/**
+ * The outer transaction files are committed in, closed after PASS_BATCH_BYTES or _MS. A file's
+ * outcome is reported only once its batch has committed, so nothing is counted as archived
+ * that a failed commit took back.
+ */
+export class Batch {
+  #open = false;
+  #bytes = 0;
+  #since = 0;
+  #pending: [Found, FileOutcome][] = [];
+  constructor(
+    readonly db: Db,
+    readonly done: (f: Found, r: FileOutcome | Error) => void,
+    /** The files' search-index rows, written with the commit: one FTS5 segment per batch. */
+    readonly fts: FtsRow[],
+  ) {}
+  open(): void {
+    if (this.#open) return;
+    beginWrite(this.db);
+    this.#open = true;
+    this.#bytes = 0;
+    this.#since = performance.now();
+  }
+  add(f: Found, r: FileOutcome): void {
+    // nothing open: nothing of this file waits on a commit
+    if (!this.#open) {
+      this.done(f, r);
+      return;
+    }
+    this.#pending.push([f, r]);
+    this.#bytes += r.bytesRead;
+    if (this.#bytes >= PASS_BATCH_BYTES || performance.now() - this.#since >= PASS_BATCH_MS) {
+      this.close();
+    }
+  }
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    const pending = this.#pending;
+    this.#pending = [];
+    const fts = this.fts.splice(0);
+    try {
+      if (this.db.isTransaction) {
+        insertFts(this.db, fts);
+        commitWrite(this.db);
+      }
+    } catch (e) {
+      rollback(this.db);
+      for (const [f, r] of pending) this.done(f, r.committed ? e as Error : r);
+      return;
+    }
+    for (const [f, r] of pending) this.done(f, r);
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The pass's housekeeping around the archive pipeline. Before: recovery of watermarks the
+ * blocks do not back, subagent keys from earlier builds, derived tables of an older schema,
+ * titles of sessions archived before they were kept. After (whole-tree passes only):
+ * continuations linked, idle sessions closed, then the caller's steps (observe, retention,
+ * snapshot). Each step that finds nothing to do costs one indexed look.
+ */
+import { CLOSE_AFTER_MS } from "../constants.ts";
+import {
+  clearRebuildPending,
+  type Db,
+  DERIVED_SHAPE_SINCE,
+  rebuildPendingFrom,
+  transaction,
+} from "../store/db.ts";
+import {
+  closeSessions,
+  recoverWatermarks,
+  recoveryDue,
+  resolveContinuations,
+} from "../store/lineage.ts";
+import { fillTitles, rebuildDerived } from "../index/reindex.ts";
+import { titlesFillPending } from "../store/sessions_sql.ts";
+import { initCodec } from "../store/codec.ts";
+import { migrateAgentKeys } from "./migrate.ts";
+import type { ReadyObservation } from "../observe/step.ts";
+
+/** Recovery and the one-off upgrades, before any file is read. */
+export async function beforeArchiving(db: Db, notes: string[], errors: string[]): Promise<void> {
+  try {
+    if (recoveryDue(db)) {
+      await initCodec(); // a lowered stream's trailing block is rewritten
+      notes.push(...transaction(db, () => recoverWatermarks(db)));
+    }
+  } catch (e) {
+    errors.push(`recovery could not run: ${(e as Error).message}`);
+  }
+  try {
+    notes.push(...(await migrateAgentKeys(db)));
+  } catch (e) {
+    errors.push(`subagent keys could not be migrated: ${(e as Error).message}`);
+  }
+  const rebuilt = await rebuildDerivedIfStale(db);
+  if (rebuilt) notes.push(rebuilt);
+  const titled = await fillTitlesIfPending(db);
+  if (titled) notes.push(titled);
+}
+
+export interface AfterCloseContext {
+  closed: number[];
+  /** Sessions observed as this pass archived them whole, by session_no. */
+  observed: Map<number, ReadyObservation>;
+  now: Date;
+  notes: string[];
+  errors: string[];
+  /** Set by the observe step: closed sessions it left for a later pass. */
+  backlog: number;
+}
+
+export interface AfterArchiving {
+  /** The caller's steps after closing (observe, retention, snapshot). */
+  afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
+  now: Date;
+  /** Files this pass committed. */
+  committed: number;
+  /** An earlier pass died (its work may have stopped before these steps). */
+  died: boolean;
+  observed: Map<number, ReadyObservation>;
+  notes: string[];
+  errors: string[];
+}
+
+/** Lineage and closing, then the caller's steps; returns the observe step's backlog. */
+export async function afterArchiving(db: Db, a: AfterArchiving): Promise<number> {
+  try {
+    // a link appears only when a session or its predecessor's turns arrive: a pass that
+    // committed nothing has none to find (one that died before this step is made up for)
+    if (a.committed > 0 || a.died) {
+      const n = resolveContinuations(db);
+      if (n > 0) a.notes.push(`${n} session(s) linked to the session they continue from`);
+    }
+    const cutoff = new Date(a.now.getTime() - CLOSE_AFTER_MS).toISOString();
+    const closed = closeSessions(db, cutoff);
+    if (closed.length > 0) a.notes.push(`${closed.length} session(s) closed`);
+    if (!a.afterClose) return 0;
+    const c: AfterCloseContext = {
+      closed,
+      observed: a.observed,
+      now: a.now,
+      notes: a.notes,
+      errors: a.errors,
+      backlog: 0,
+    };
+    await a.afterClose(db, c);
+    return c.backlog;
+  } catch (e) {
+    a.errors.push(`closing sessions could not run: ${(e as Error).message}`);
+    return 0;
+  }
+}
+
+/** A store made before titles were kept reads them once from its blocks. */
+async function fillTitlesIfPending(db: Db): Promise<string | null> {
+  if (!titlesFillPending(db)) return null;
+  await initCodec();
+  const r = fillTitles(db);
+  return `titles read for ${r.sessions} session(s) archived before titles were kept${
+    r.skipped ? `; ${r.skipped} could not be read` : ""
+  }`;
+}
+
+async function rebuildDerivedIfStale(db: Db): Promise<string | null> {
+  const from = rebuildPendingFrom(db);
+  if (from === null) return null;
+  await initCodec();
+  // the mark is cleared in the rebuild's own transaction: a pass killed midway rebuilds again
+  const r = rebuildDerived(db, () => clearRebuildPending(db));
+  let note =
+    `derived tables rebuilt for a new schema: ${r.sessions} session(s), ${r.turns} turn(s)`;
+  if (r.preserved > 0 && from < DERIVED_SHAPE_SINCE.turns_fts) {
+    // a contentless index cannot hand its rows over to a new one
+    note +=
+      `; ${r.preserved} evicted session(s) kept their rows, but not their search index rows, so search no longer finds them`;
+  } else if (r.preserved > 0) {
+    note += `; ${r.preserved} evicted session(s) kept their rows as they were`;
+  }
+  return note;
+}

@@ -1,0 +1,25 @@
+/**
+ * Indexes that let a pass with nothing to do answer each of its steps with one indexed look:
+ * the sessions still open (closing), the closed ones not observed yet (observing), the
+ * decisions not labelled yet and their sessions (labelling), and a run left in flight. Each is
+ * partial where it can be, so it holds only the rows still waiting. `blocks_bytes` answers
+ * `usage`'s archive table (each session's block bytes) from the index alone; SQLite keeps it
+ * exact with every write, so the totals reconcile without a running total of our own. Created on a pass's first
+ * use (IF NOT EXISTS), so a store from an earlier build needs no migration and no version.
+ */
+import type { Db } from "./db.ts";
+import { IN_FLIGHT } from "./runs.ts";
+
+const DDL = `
+CREATE INDEX IF NOT EXISTS session_meta_open ON session_meta(last_turn_at) WHERE is_final = 0;
+CREATE INDEX IF NOT EXISTS session_meta_unobserved ON session_meta(session_no)
+  WHERE is_final = 1 AND observed = 0;
+CREATE INDEX IF NOT EXISTS session_meta_session_id ON session_meta(session_id);
+CREATE INDEX IF NOT EXISTS decisions_unlabelled ON decisions(id) WHERE labelled = 0;
+CREATE INDEX IF NOT EXISTS runs_in_flight ON runs(id) WHERE duration_ms = ${IN_FLIGHT};
+CREATE INDEX IF NOT EXISTS blocks_bytes ON blocks(session_no, length(bytes));
+`;
+
+export function ensurePassIndexes(db: Db): void {
+  db.exec(DDL);
+}

@@ -1,0 +1,159 @@
+/**
+ * A pass that has nothing new to do costs what its work is: a stat per transcript and a compare
+ * against the stored watermark. In process, against a real temp store whose connection is
+ * wrapped to count the statements the pass runs (nothing is mocked): the count must not grow
+ * with the number of sessions. And the backfill's worker leaves no closed session unobserved,
+ * however many there are past the per-pass cap.
+ */
+import assert from "node:assert/strict";
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { join } from "node:path";
+import { defaultConfig } from "../../core/config.ts";
+import { OBSERVE_PER_PASS } from "../../core/constants.ts";
+import { runBackfillPasses, runWholePass } from "../../core/ingest/whole.ts";
+import type { Db } from "../../core/store/db.ts";
+import { prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
+
+const CWD = "/home/you/code/project-noop";
+
+interface Counter {
+  statements: number;
+  sql: Map<string, number>;
+}
+
+/** The connection, with every statement it runs counted (exec, and run/get/all/iterate). */
+function counting(db: Db, c: Counter): Db {
+  const note = (sql: string) => {
+    c.statements++;
+    c.sql.set(sql, (c.sql.get(sql) ?? 0) + 1);
+  };
+  const wrapStatement = (st: StatementSync, sql: string): StatementSync =>
+    new Proxy(st, {
+      get(t, p) {
+        const v = Reflect.get(t, p, t);
+        if (typeof v !== "function") return v;
+        if (p === "run" || p === "get" || p === "all" || p === "iterate") {
+          return (...a: unknown[]) => {
+            note(sql);
+            return (v as (...x: unknown[]) => unknown).apply(t, a);
+          };
+        }
+        return v.bind(t);
+      },
+    });
+  return new Proxy(db, {
+    get(t, p) {
+      const v = Reflect.get(t, p, t);
+      if (typeof v !== "function") return v;
+      if (p === "prepare") return (sql: string) => wrapStatement(t.prepare(sql), sql);
+      if (p === "exec") {
+        return (sql: string) => {
+          note(sql);
+          return t.exec(sql);
+        };
+      }
+      return v.bind(t);
+    },
+  }) as DatabaseSync;
+}
+
+/**
+ * `n` closed sessions (their turns are months old); every third one's first record names a
+ * parent turn no session holds, so its continuation stays unresolved pass after pass.
+ */
+async function writeSessions(root: string, from: number, n: number): Promise<void> {
+  const rand = prng(1000 + from);
+  for (let i = from; i < from + n; i++) {
+    const id = uuidFrom(rand);
+    let text = syntheticSession({
+      sessionId: id,
+      cwd: CWD,
+      bytes: 2_000,
+      rand,
+      start: new Date(Date.UTC(2026, 5, 1, 0, i)),
+    });
+    if (i % 3 === 0) {
+      const lines = text.split("\n");
+      const first = JSON.parse(lines[0]);
+      first.parentUuid = uuidFrom(rand);
+      lines[0] = JSON.stringify(first);
+      text = lines.join("\n");
+    }
+    await writeTranscript(root, CWD, `${id}.jsonl`, text);
+  }
+}
+
+async function setup() {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-noop-" });
+  const root = join(dir, "claude");
+  const dataDir = join(dir, "data");
+  await Deno.mkdir(join(root, "projects"), { recursive: true });
+  const cfg = defaultConfig(join(dir, "config", "terminus.toml"));
+  // a snapshot hands the connection to SQLite's backup, which wants the unwrapped one
+  cfg.snapshot.enabled = false;
+  return {
+    dir,
+    root,
+    dataDir,
+    input: { cfg, dataDir, roots: [root] },
+    [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }).catch(() => {}),
+  };
+}
+
+async function noopStatements(s: Awaited<ReturnType<typeof setup>>): Promise<Counter> {
+  const c: Counter = { statements: 0, sql: new Map() };
+  const r = await runWholePass({ ...s.input, instrument: (db) => counting(db, c) });
+  assert(r.ran);
+  assert.deepEqual(r.run!.filesCommitted, 0, "a pass with nothing new commits nothing");
+  return c;
+}
+
+function unobserved(dataDir: string): number {
+  const db = new DatabaseSync(join(dataDir, "terminus.db"), { readOnly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM session_meta WHERE observed = 0").get() as {
+      n: number;
+    }).n;
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("a pass with nothing new runs as many statements over 150 sessions as over 30", async () => {
+  await using s = await setup();
+  await writeSessions(s.root, 0, 30);
+  await runBackfillPasses(s.input);
+  const small = await noopStatements(s);
+
+  await writeSessions(s.root, 30, 120);
+  await runBackfillPasses(s.input);
+  const large = await noopStatements(s);
+
+  const grew = [...large.sql].filter(([sql, n]) => n > (small.sql.get(sql) ?? 0))
+    .map(([sql, n]) => `${n - (small.sql.get(sql) ?? 0)} more: ${sql.replace(/\s+/g, " ")}`);
+  assert.deepEqual(grew, [], "no statement runs once per session or per file");
+  assert.deepEqual(large.statements, small.statements);
+});
+
+Deno.test("the backfill's worker observes every closed session, 100 a pass", async () => {
+  await using s = await setup();
+  const n = OBSERVE_PER_PASS * 2 + 30;
+  await writeSessions(s.root, 0, n);
+  const r = await runBackfillPasses(s.input);
+  assert(r.ran);
+  assert.deepEqual(r.run!.filesCommitted, n);
+  assert.deepEqual(r.backlog, 0);
+  assert.deepEqual(unobserved(s.dataDir), 0, "no closed session is left for the hooks' passes");
+  // each pass kept the cap: the first observed 100 and left the rest
+  const db = new DatabaseSync(join(s.dataDir, "terminus.db"), { readOnly: true });
+  try {
+    const notes = (db.prepare("SELECT notes FROM runs ORDER BY id").all() as { notes: string }[])
+      .map((x) => x.notes ?? "");
+    assert.deepEqual(notes.length, 3);
+    assert(notes[0].includes(`${OBSERVE_PER_PASS} closed session(s) observed`), notes[0]);
+    assert(notes[0].includes(`${n - OBSERVE_PER_PASS} finalized session(s) left`), notes[0]);
+    assert(notes[2].includes("30 closed session(s) observed"), notes[2]);
+  } finally {
+    db.close();
+  }
+});
