@@ -190,7 +190,6 @@ CREATE TABLE IF NOT EXISTS path_names (
   path TEXT NOT NULL,
   PRIMARY KEY (name, path)
 ) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS path_names_path ON path_names(path);
 `;
 
 export interface StoreFormat {
@@ -488,22 +487,37 @@ function fillPathNames(db: Db): void {
   addPathNames(db, rows.map((r) => r.value));
 }
 
-/** The named segments of a stored path (`/r/src/a.ts` -> r, src, a.ts). */
-export function pathSegments(path: string): string[] {
-  return [...new Set(path.split(/[/\\]/).filter((p) => p !== "" && p !== "." && p !== ".."))];
+/**
+ * The part of a stored path that `path_names` keys it by: its last named segment
+ * (`/r/src/a.ts` -> a.ts). A spelling can only ever match a stored path whose last part is its
+ * own (the two are equal or one ends in the other at a `/`), so inner segments would be rows no
+ * lookup can use; leaving them out keeps the table a row per distinct path.
+ */
+export function pathName(path: string): string | null {
+  const parts = path.split(/[/\\]/).filter((p) => p !== "" && p !== "." && p !== "..");
+  return parts.length ? parts[parts.length - 1] : null;
 }
 
-/** Records each path under each of its segments (a path already there costs one lookup). */
+/** Records each path under its last part (a path already there costs one lookup). */
 export function addPathNames(db: Db, paths: Iterable<string>): void {
   const ins = db.prepare("INSERT OR IGNORE INTO path_names (name, path) VALUES (?, ?)");
-  for (const p of paths) for (const n of pathSegments(p)) ins.run(n, p);
+  for (const p of paths) {
+    const n = pathName(p);
+    if (n !== null) ins.run(n, p);
+  }
 }
 
-/** Forgets the paths no entity carries any more (after turns were deleted). */
+/**
+ * Forgets the paths no entity carries any more (after turns were deleted), by the table's own
+ * key: no second index on `path` is kept for it.
+ */
 export function prunePathNames(db: Db, paths: Iterable<string>): void {
   const still = db.prepare("SELECT 1 FROM entities WHERE kind = 'path' AND value = ? LIMIT 1");
-  const del = db.prepare("DELETE FROM path_names WHERE path = ?");
-  for (const p of new Set(paths)) if (!still.get(p)) del.run(p);
+  const del = db.prepare("DELETE FROM path_names WHERE name = ? AND path = ?");
+  for (const p of new Set(paths)) {
+    const n = pathName(p);
+    if (n !== null && !still.get(p)) del.run(n, p);
+  }
 }
 
 export function rebuildPending(db: Db): boolean {

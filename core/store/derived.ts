@@ -1,5 +1,5 @@
 /** The derived rows of turns (turns, search index, entities, paths, quotes, compactions). */
-import { cached, type Db, pathSegments, prunePathNames } from "./db.ts";
+import { cached, type Db, pathName, prunePathNames } from "./db.ts";
 import { ENTITY_ACT } from "../constants.ts";
 import { turnId } from "./ids.ts";
 
@@ -97,7 +97,8 @@ export function writeDerived(
       insPath.run(id, p);
       if (!named.has(p)) {
         named.add(p);
-        for (const n of pathSegments(p)) insName.run(n, p);
+        const n = pathName(p);
+        if (n !== null) insName.run(n, p);
       }
     }
     if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
