@@ -4,6 +4,7 @@
  */
 import { type Chunk, escapeControls } from "./core/output.ts";
 import type { Conversation } from "./core/conversation.ts";
+import type { Streams, Terminal } from "./core/terminal.ts";
 
 const encoder = new TextEncoder();
 
@@ -14,6 +15,41 @@ export function isTerminal(stream: Stream | "stdin"): boolean {
   return (stream === "stdout" ? Deno.stdout : stream === "stderr" ? Deno.stderr : Deno.stdin)
     .isTerminal();
 }
+
+/** The terminal's size; null when no stream is one (or the runtime cannot ask). */
+function consoleSize(): { columns: number; rows: number } | null {
+  try {
+    return Deno.consoleSize();
+  } catch {
+    return null;
+  }
+}
+
+/** The browser's raw screen: keys from stdin, drawn on stderr. */
+function screen(): Terminal {
+  return {
+    read: (b) => Deno.stdin.read(b),
+    write: (str) => void writeAll("stderr", [str]),
+    size: () => consoleSize() ?? { columns: 80, rows: 24 },
+    setRaw: (on) => Deno.stdin.setRaw(on),
+    onResize: (f) => {
+      Deno.addSignalListener("SIGWINCH", f);
+      return () => Deno.removeSignalListener("SIGWINCH", f);
+    },
+  };
+}
+
+/**
+ * The process's streams as the Context carries them. Each question is asked when a use case
+ * asks it, not when the Context is built: a search or a hook pays for no query it never makes.
+ */
+export const streams: Streams = {
+  isTerminal,
+  size: consoleSize,
+  read: (buf) => Deno.stdin.read(buf),
+  stdio: () => ({ input: Deno.stdin.readable, output: Deno.stdout }),
+  screen,
+};
 
 /**
  * Writes every chunk whole (a pipe may take fewer bytes than asked). False when the reader has

@@ -43,7 +43,7 @@ export const command: Command = {
       ok: problems.length === 0,
       exitCode: problems.length ? 1 : 0,
       reason: problems.length ? `${problems.length} problem(s): ${problems.join(", ")}` : null,
-      human: [render(r, !a.json && terminalStyle(ctx.env))],
+      human: [render(r, !a.json && terminalStyle(ctx))],
     });
   },
 };

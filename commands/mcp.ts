@@ -29,7 +29,8 @@ export const command: Command = {
     } catch { /* unreadable now: each call says so */ }
     const handed = ctx.cwd;
     const fixed = started !== null && handed !== started;
-    await serveStdio(ctx.env, fixed ? () => handed : () => Deno.cwd());
+    if (!ctx.streams) throw new Error("the MCP server needs the process's stdin and stdout");
+    await serveStdio(ctx.env, ctx.streams.stdio(), fixed ? () => handed : () => Deno.cwd());
     return outcome("mcp", null);
   },
 };

@@ -2,7 +2,7 @@
 import { basename, resolve } from "../core/posix.ts";
 import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION, PROJECT, RAW, SINCE, UNTIL } from "./help_lines.ts";
-import { boldWanted, type Chunk, emphasized, outcome } from "../core/output.ts";
+import { boldWanted, type Chunk, emphasized, outcome, stdoutIsTerminal } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
@@ -191,7 +191,7 @@ export const command: Command = {
         `history  ${h.ts.slice(0, 16).replace("T", " ")}  ${h.project ?? "-"}\n    ${h.excerpt}\n`
       );
       const human: Chunk[] = [
-        ...(!a.json && Deno.stdout.isTerminal()
+        ...(!a.json && stdoutIsTerminal(ctx)
           ? terminalHits(hits, q.folded, boldWanted(ctx.env))
           : hits.map((h) =>
             `${h.turn_id}  ${day(h.ts)}  #${h.session_no}  ${basename(h.session_key)}  ${

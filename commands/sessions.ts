@@ -22,7 +22,7 @@ import { renderText } from "../core/sessions/render.ts";
 import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
 import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
 import { planRestore, writeRestore } from "../core/sessions/restore.ts";
-import { runBrowser, stdTerminal } from "../core/browse/screen.ts";
+import { openTerminal, runBrowser } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/recall/scope.ts";
 import {
@@ -120,7 +120,7 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
       viewOf(r, filter)
     );
     return outcome("sessions", { sessions: views }, {
-      human: listingLines(views, terminalColumns()),
+      human: listingLines(views, terminalColumns(ctx)),
       warnings: o.warnings,
       counts: [`${views.length} session(s)`],
     });
@@ -154,7 +154,7 @@ async function show(ctx: Context, a: Parsed): Promise<Outcome> {
       conversation(s.records, full ? null : SHOW_RESULT_LINES, s.subagents),
       sessionChanges(s.records, s.turnIds),
     );
-    const styled = !a.json && terminalStyle(ctx.env);
+    const styled = !a.json && terminalStyle(ctx);
     return outcome("sessions show", { session: s.view, messages }, {
       human: [
         new TextEncoder().encode(
@@ -270,7 +270,7 @@ async function browse(ctx: Context, a: Parsed): Promise<Outcome> {
   if (a.positionals.length > 1) {
     throw new UsageError(`sessions browse takes no argument; '${a.positionals[1]}' is extra`);
   }
-  const term = stdTerminal(); // before the store: no terminal, nothing opened
+  const term = openTerminal(ctx.streams); // before the store: no terminal, nothing opened
   const o = await openForRead(ctx);
   if (!o.db) throw new NotFoundError(o.reason);
   try {

@@ -43,7 +43,7 @@ export async function changes(ctx: Context, a: Parsed): Promise<Outcome> {
     const s = loadSession(o.db, row, { project: null, exclude: o.r.cfg.exclude }, redacting);
     let c = sessionChanges(s.records, s.turnIds);
     if (file !== undefined) c = onlyFile(c, file, ctx.cwd);
-    const styled = !a.json && terminalStyle(ctx.env);
+    const styled = !a.json && terminalStyle(ctx);
     return outcome(NAME, { session: viewOf(row, egress(redacting)), ...c }, {
       human: c.files.length ? [changesText(c, row.project, styled)] : [],
       warnings: o.warnings,

@@ -6,6 +6,7 @@ import { type Env, processEnv } from "./paths.ts";
 import { HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
 import type { Conversation } from "./conversation.ts";
+import type { Streams } from "./terminal.ts";
 
 export interface Context {
   env: Env;
@@ -17,6 +18,11 @@ export interface Context {
   progress?: ProgressFactory;
   /** Where a command that talks as it goes (data move) says, warns and asks; mod.ts sets it. */
   io?: Conversation;
+  /**
+   * The process's standard streams (terminal or not, size, stdin); mod.ts sets io.ts's. Absent
+   * in process: no stream is a terminal and stdin is empty.
+   */
+  streams?: Streams;
   /** The clock: what a use case calls "now" (a test hands in a fixed one). */
   now: () => Date;
 }

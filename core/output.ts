@@ -2,6 +2,7 @@
  * The shapes a command hands back, and the one renderer that turns them into bytes.
  * Commands never print; `mod.ts` writes what `render` returns and exits with its code.
  */
+import type { Context } from "./context.ts";
 
 /** A piece of human stdout: text is escaped, bytes (a `show` record) are written as they are. */
 export type Chunk = string | Uint8Array;
@@ -49,22 +50,23 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
   };
 }
 
+/** Whether stdout is a terminal, as the Context's streams say (none: not one). */
+export function stdoutIsTerminal(ctx: Context): boolean {
+  return ctx.streams?.isTerminal("stdout") ?? false;
+}
+
 /**
  * Whether human output may carry ANSI styling: stdout is a terminal and NO_COLOR is unset
  * (an empty NO_COLOR counts as unset, as the environment's other empty values do).
  */
-export function terminalStyle(env: (name: string) => string | undefined): boolean {
-  return env("NO_COLOR") === undefined && Deno.stdout.isTerminal();
+export function terminalStyle(ctx: Context): boolean {
+  return ctx.env("NO_COLOR") === undefined && stdoutIsTerminal(ctx);
 }
 
 /** The terminal's width when stdout is one; null for a pipe or a file (nothing is cut). */
-export function terminalColumns(): number | null {
-  if (!Deno.stdout.isTerminal()) return null;
-  try {
-    return Deno.consoleSize().columns;
-  } catch {
-    return null;
-  }
+export function terminalColumns(ctx: Context): number | null {
+  if (!stdoutIsTerminal(ctx)) return null;
+  return ctx.streams?.size()?.columns ?? null;
 }
 
 const CONTROLS =

@@ -57,7 +57,9 @@ export function spawnIngest(ctx: Context): void {
  * only time this process could run (core/inject/stdin_wait.ts): a hook scheduled late on a
  * busy machine still reads the event already in the pipe.
  */
-async function readStdin(): Promise<{ text: string | null; problem: string | null }> {
+async function readStdin(
+  read: (buf: Uint8Array) => Promise<number | null>,
+): Promise<{ text: string | null; problem: string | null }> {
   const chunks: Uint8Array[] = [];
   let total = 0;
   const wait = new StdinWait(() => performance.now());
@@ -67,7 +69,7 @@ async function readStdin(): Promise<{ text: string | null; problem: string | nul
     problem: `no complete event on stdin within ${HOOK_STDIN_WAIT_MS} ms`,
   };
   while (true) {
-    const pending = Deno.stdin.read(buf);
+    const pending = read(buf);
     let n: number | null | "tick";
     while (true) {
       let timer: ReturnType<typeof setTimeout> | undefined;
@@ -130,7 +132,8 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
       `terminus hook: the archive pass could not be started: ${(e as Error).message}`,
     );
   }
-  const input = await readStdin();
+  // no streams (a test in process): stdin is empty
+  const input = await readStdin(ctx.streams?.read ?? (() => Promise.resolve(null)));
   if (input.problem) {
     res.stderr.push(`terminus hook ${event}: ${input.problem}`);
     return res;

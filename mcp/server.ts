@@ -27,6 +27,7 @@ import {
 } from "../core/recall/tools.ts";
 import { CONTEXT_MAX, GET_MAX_IDS, SEARCH_LIMIT_MAX } from "../core/constants.ts";
 import { LineTransport } from "./stdio.ts";
+import type { Streams } from "../core/terminal.ts";
 
 export const SERVER_INFO = { name: "terminus", version: VERSION };
 const META = { "io.modelcontextprotocol/serverInfo": SERVER_INFO };
@@ -232,10 +233,14 @@ export function answerNonObjectArguments(
   };
 }
 
-/** Serves on stdio until Claude Code closes stdin. */
-export async function serveStdio(env: Env, cwd: () => string = () => Deno.cwd()): Promise<void> {
+/** Serves on stdio (the Context's streams) until Claude Code closes stdin. */
+export async function serveStdio(
+  env: Env,
+  stdio: ReturnType<Streams["stdio"]>,
+  cwd: () => string = () => Deno.cwd(),
+): Promise<void> {
   const server = createServer(env, cwd);
-  const transport = stampResults(new LineTransport());
+  const transport = stampResults(new LineTransport(stdio.input, stdio.output));
   const closed = new Promise<void>((resolve) => (server.onclose = () => resolve()));
   await server.connect(transport);
   answerNonObjectArguments(transport, env, cwd);

@@ -143,8 +143,8 @@ export class LineTransport implements Transport {
   #drained: (() => void) | null = null;
 
   constructor(
-    readonly input: ReadableStream<Uint8Array> = Deno.stdin.readable,
-    readonly output: { write(p: Uint8Array): Promise<number> } = Deno.stdout,
+    readonly input: ReadableStream<Uint8Array>,
+    readonly output: { write(p: Uint8Array): Promise<number> },
   ) {}
 
   start(): Promise<void> {

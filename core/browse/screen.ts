@@ -14,6 +14,7 @@ import { TerminusError } from "../errors.ts";
 import type { SessionView } from "../sessions/list.ts";
 import { day } from "../time.ts";
 import type { BrowseSource } from "./source.ts";
+import type { Streams, Terminal } from "../terminal.ts";
 
 export type Key =
   | { k: "char"; c: string }
@@ -285,14 +286,6 @@ export function render(s: State, src: BrowseSource, cols: number, rows: number):
   return "\x1b[H" + lines.map((l) => l + "\x1b[K").join("\r\n") + "\x1b[J";
 }
 
-export interface Terminal {
-  read(buf: Uint8Array): Promise<number | null>;
-  write(s: string): void;
-  size(): { columns: number; rows: number };
-  setRaw(on: boolean): void;
-  onResize(f: () => void): () => void;
-}
-
 /** Runs the browser until a key ends it; returns the line to print, and whether it was left. */
 export async function runBrowser(
   term: Terminal,
@@ -330,35 +323,16 @@ export async function runBrowser(
 }
 
 /**
- * The terminal: keys from stdin, the screen on stderr, so stdout stays free for the one line
- * printed at the end (`$(terminus sessions browse)` works). /dev/tty would be the usual way,
- * but the runtime grants it only with every permission, which Terminus never asks for.
+ * The browser's terminal, from the Context's streams: keys from stdin, the screen on stderr,
+ * so stdout stays free for the one line printed at the end (`$(terminus sessions browse)`
+ * works). /dev/tty would be the usual way, but the runtime grants it only with every
+ * permission, which Terminus never asks for.
  */
-export function stdTerminal(): Terminal {
-  if (!Deno.stdin.isTerminal() || !Deno.stderr.isTerminal()) {
+export function openTerminal(streams: Streams | undefined): Terminal {
+  if (!streams?.isTerminal("stdin") || !streams.isTerminal("stderr")) {
     throw new TerminusError(
       "sessions browse needs a terminal on stdin and stderr; to list sessions in a script, use terminus sessions",
     );
   }
-  const enc = new TextEncoder();
-  return {
-    read: (b) => Deno.stdin.read(b),
-    write: (str) => {
-      const bytes = enc.encode(str);
-      let at = 0;
-      while (at < bytes.length) at += Deno.stderr.writeSync(bytes.subarray(at));
-    },
-    size: () => {
-      try {
-        return Deno.consoleSize();
-      } catch {
-        return { columns: 80, rows: 24 };
-      }
-    },
-    setRaw: (on) => Deno.stdin.setRaw(on),
-    onResize: (f) => {
-      Deno.addSignalListener("SIGWINCH", f);
-      return () => Deno.removeSignalListener("SIGWINCH", f);
-    },
-  };
+  return streams.screen();
 }
