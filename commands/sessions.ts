@@ -7,34 +7,28 @@ import type { Command, CommandHelp, Parsed } from "./types.ts";
 import { JSON_OPTION, PROJECT, SINCE, UNTIL } from "./help_lines.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome, terminalColumns, terminalStyle } from "../core/output.ts";
-import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
+import { NotFoundError, UsageError } from "../core/errors.ts";
 import { boundFlag } from "../core/time.ts";
 import { resolve } from "../core/posix.ts";
 import { egress, isRedacting } from "../core/egress.ts";
-import { listSessions } from "../core/store/query.ts";
-import { openWrite, readFormat } from "../core/store/db.ts";
 import { listingLines, viewOf } from "../core/sessions/list.ts";
+import { listVisibleSessions } from "../core/sessions/listing.ts";
 import { resolveRef } from "../core/sessions/ref.ts";
 import { loadSession, rawStream } from "../core/sessions/load.ts";
 import { attachChanges, conversation } from "../core/sessions/conversation.ts";
 import { sessionChanges } from "../core/sessions/changes.ts";
 import { renderText } from "../core/sessions/render.ts";
-import { checkName, checkTags, nameSession, tagSession } from "../core/sessions/handles.ts";
+import { changeHandle, checkName, checkTags } from "../core/sessions/handles.ts";
 import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.ts";
 import { planRestore, writeRestore } from "../core/sessions/restore.ts";
 import { openTerminal, runBrowser } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/recall/scope.ts";
-import {
-  BROWSE_CANCELLED_EXIT,
-  DERIVED_SCHEMA,
-  SHOW_DIFF_LINES,
-  SHOW_RESULT_LINES,
-} from "../core/constants.ts";
+import { BROWSE_CANCELLED_EXIT, SHOW_DIFF_LINES, SHOW_RESULT_LINES } from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
 import { emptySearch, searchSessions, tagFlags } from "./sessions_search.ts";
 import { changes, emptyChanges } from "./sessions_changes.ts";
-import { BOUND_OPTIONS, openForRead, PROJECT_OPTION, scopeOf, str, wholeFlag } from "./common.ts";
+import { BOUND_OPTIONS, openForRead, PROJECT_OPTION, str, wholeFlag } from "./common.ts";
 
 const VERBS = [
   "show",
@@ -106,27 +100,23 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
   const until = boundFlag("--until", str(a.values, "until"), "end");
   const limit = wholeFlag(a.values, "limit", 1);
   const tags = tagFlags(a);
-  const o = await openForRead(ctx, false);
-  if (!o.db) return outcome("sessions", { sessions: [] }, { reason: o.reason });
-  try {
-    const scope = scopeOf(ctx, o.db, o.r, a.values);
-    if (!scope.ok) {
-      return outcome("sessions", { sessions: [] }, { reason: scope.reason, warnings: o.warnings });
-    }
-    const filter = egress(o.r.cfg.privacy.redactRecall);
-    // --json lists in session_no order, as scripts are promised; a person reads newest first
-    const order = a.json ? "number" : "newest";
-    const views = listSessions(o.db, scope.vis, { since, until, limit, tags, order }).map((r) =>
-      viewOf(r, filter)
-    );
-    return outcome("sessions", { sessions: views }, {
-      human: listingLines(views, terminalColumns(ctx)),
-      warnings: o.warnings,
-      counts: [`${views.length} session(s)`],
-    });
-  } finally {
-    o.db.close();
+  // --json lists in session_no order, as scripts are promised; a person reads newest first
+  const order = a.json ? "number" : "newest";
+  const l = await listVisibleSessions(ctx, a.values.project as string | undefined, {
+    since,
+    until,
+    limit,
+    tags,
+    order,
+  });
+  if (l.reason !== null) {
+    return outcome("sessions", { sessions: [] }, { reason: l.reason, warnings: l.warnings });
   }
+  return outcome("sessions", { sessions: l.views }, {
+    human: listingLines(l.views, terminalColumns(ctx)),
+    warnings: l.warnings,
+    counts: [`${l.views.length} session(s)`],
+  });
 }
 
 /** The one positional after the verb that names the session. */
@@ -315,46 +305,28 @@ async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): 
   } else {
     tags = checkTags(rest);
   }
-  const o = await openForRead(ctx, false);
-  if (!o.db) throw new NotFoundError(o.reason);
-  let sessionNo: number;
-  try {
-    // a name is no reason to rebuild derived tables without the ingest lock: a pass does that
-    if (readFormat(o.db)?.derivedSchema !== DERIVED_SCHEMA) {
-      throw new TerminusError(
-        `${o.r.store} predates this build; run terminus ingest once, then ${label(verb)} again`,
-      );
-    }
-    sessionNo = resolveRef(o.db, o.r.cfg, ctx.cwd, ref).session_no;
-  } finally {
-    o.db.close();
-  }
-  const { db } = openWrite(o.r.store);
-  try {
-    let changed: boolean | string[];
-    if (verb === "name") changed = nameSession(db, sessionNo, name).changed;
-    else changed = tagSession(db, sessionNo, tags, verb === "tag").changed;
-    const row = listSessions(db, { project: null, exclude: o.r.cfg.exclude }, { sessionNo })[0];
-    const view = viewOf(row);
-    const said = verb === "name"
-      ? (name === null
-        ? (changed ? `#${sessionNo}: name cleared` : `#${sessionNo} had no name`)
-        : `#${sessionNo} named`)
-      : `#${sessionNo}: ${(changed as string[]).length} tag(s) ${
-        verb === "tag" ? "added" : "removed"
-      }`;
-    return outcome(label(verb), { session: view, changed }, {
-      human: [
-        `#${view.session_no}  ${view.title ?? "(untitled)"}${
-          view.tags.length ? "  " + view.tags.map((t) => `+${t}`).join(" ") : ""
-        }\n`,
-      ],
-      counts: [said],
-      warnings: o.warnings,
-    });
-  } finally {
-    db.close();
-  }
+  const { sessionNo, view, changed, warnings } = await changeHandle(
+    ctx,
+    ref,
+    verb === "name" ? { verb, name } : { verb, tags },
+    label(verb),
+  );
+  const said = verb === "name"
+    ? (name === null
+      ? (changed ? `#${sessionNo}: name cleared` : `#${sessionNo} had no name`)
+      : `#${sessionNo} named`)
+    : `#${sessionNo}: ${(changed as string[]).length} tag(s) ${
+      verb === "tag" ? "added" : "removed"
+    }`;
+  return outcome(label(verb), { session: view, changed }, {
+    human: [
+      `#${view.session_no}  ${view.title ?? "(untitled)"}${
+        view.tags.length ? "  " + view.tags.map((t) => `+${t}`).join(" ") : ""
+      }\n`,
+    ],
+    counts: [said],
+    warnings,
+  });
 }
 
 function runVerb(ctx: Context, a: Parsed, verb: Verb): Promise<Outcome> {

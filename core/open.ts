@@ -8,6 +8,8 @@ import { resolveAll, type Resolved } from "./setup_context.ts";
 import { type Db, openRead, type StoreFormat } from "./store/db.ts";
 import { initReader } from "./store/codec.ts";
 import { noStoreYet } from "./errors.ts";
+import { DERIVED_SCHEMA } from "./constants.ts";
+import { readFormat } from "./store/db.ts";
 
 export type StoreOpen =
   | { db: Db; r: Resolved; format: StoreFormat; warnings: string[] }
@@ -29,4 +31,12 @@ export async function openStore(ctx: Context, o: OpenOptions = {}): Promise<Stor
   if (!opened) return { db: null, r, reason: noStoreYet(r.store) };
   if (o.readsBlocks) await initReader();
   return { db: opened.db, r, format: opened.format, warnings: opened.warnings };
+}
+
+/**
+ * Whether the store's derived tables are older than this build's: a read-only command that
+ * would write into them asks for a pass first rather than rebuild them without the lock.
+ */
+export function predatesBuild(db: Db): boolean {
+  return readFormat(db)?.derivedSchema !== DERIVED_SCHEMA;
 }
