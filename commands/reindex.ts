@@ -2,10 +2,7 @@
 import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
-import { openStore } from "../core/open.ts";
-import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
-import { initCodec } from "../core/store/codec.ts";
-import { rebuildDerived } from "../core/index/reindex.ts";
+import { reindexArchive } from "../core/index/run.ts";
 
 const empty = () => ({ sessions: 0, turns: 0, skipped: [], preserved: 0 });
 
@@ -23,32 +20,25 @@ export const command: Command = {
   json: true,
   empty,
   async run(ctx) {
-    const ro = await openStore(ctx);
-    if (!ro.db) return outcome("reindex", empty(), { reason: `${ro.reason}; nothing to rebuild` });
-    ro.db.close();
-    const r = ro.r;
-    await initCodec();
-    const done = await withLockedStore(r.dataDir, r.store, (db) => {
-      const res = rebuildDerived(db, undefined, ctx.progress);
-      const failed = res.skipped.length > 0;
-      // human mode only: under --json the document carries the same facts
-      const counts = res.skipped.map((s) => `${s.session_key}: skipped: ${s.reason}`);
-      if (res.preserved > 0) {
-        counts.push(
-          `${res.preserved} evicted session(s) carried across with their rows as they were`,
-        );
-      }
-      counts.push(`${res.sessions} session(s), ${res.turns} turn(s) rebuilt`);
-      return outcome("reindex", res, {
-        ok: !failed,
-        exitCode: failed ? 1 : 0,
-        reason: failed ? `${res.skipped.length} session(s) could not be rebuilt` : null,
-        counts,
-      });
-    });
-    if (done === LOCK_HELD) {
-      return outcome("reindex", empty(), { ok: false, reason: lockHeldMessage(r.dataDir) });
+    const done = await reindexArchive(ctx);
+    if (done.result === null) {
+      return outcome("reindex", empty(), { ok: done.ok, reason: done.reason });
     }
-    return done;
+    const res = done.result;
+    const failed = res.skipped.length > 0;
+    // human mode only: under --json the document carries the same facts
+    const counts = res.skipped.map((s) => `${s.session_key}: skipped: ${s.reason}`);
+    if (res.preserved > 0) {
+      counts.push(
+        `${res.preserved} evicted session(s) carried across with their rows as they were`,
+      );
+    }
+    counts.push(`${res.sessions} session(s), ${res.turns} turn(s) rebuilt`);
+    return outcome("reindex", res, {
+      ok: !failed,
+      exitCode: failed ? 1 : 0,
+      reason: failed ? `${res.skipped.length} session(s) could not be rebuilt` : null,
+      counts,
+    });
   },
 };
