@@ -98,9 +98,10 @@ async function commandMisuse(
     Deno.exit(2);
   }
   const word = args[0];
-  if (cmd.subcommands && word !== undefined && !cmd.subcommands.includes(word)) {
+  const names = cmd.subcommands?.names;
+  if (names && word !== undefined && !names.includes(word)) {
     const { closest } = await import("./core/suggest.ts");
-    const meant = closest(word, cmd.subcommands);
+    const meant = closest(word, names);
     if (meant) misuse(`${message}; did you mean '${meant}'?`, cmd);
   }
   misuse(message, cmd);

@@ -14,16 +14,18 @@ const help: CommandHelp = {
 export const command: Command = {
   name: "data",
   help,
-  subcommands: ["move"],
+  subcommands: {
+    names: ["move"],
+    missing: "data: name a subcommand (move)",
+    unknown: (word) => `data: unknown subcommand '${word}'`,
+  },
   usage: "terminus data move <path> [-y | --yes]",
   options: { yes: { type: "boolean", short: "y" } },
   positionals: true,
   json: false,
   empty: () => null,
   run(ctx, args) {
-    const [sub, path, ...rest] = args.positionals;
-    if (sub === undefined) throw new UsageError("data: name a subcommand (move)");
-    if (sub !== "move") throw new UsageError(`data: unknown subcommand '${sub}'`);
+    const [, path, ...rest] = args.positionals; // the one subcommand, move, is the first word
     if (path === undefined || path === "") throw new UsageError("data move: name the new path");
     if (rest.length > 0) throw new UsageError("data move takes one path");
     return moveData(ctx, path, args.values.yes === true);

@@ -158,7 +158,15 @@ const help: CommandHelp = {
 export const command: Command = {
   name: "observations",
   help,
-  subcommands: ["regenerate"],
+  subcommands: {
+    names: ["regenerate"],
+    fallback: "list",
+    first: true,
+    notFirst: () => "regenerate must come straight after observations, before any option",
+    // regenerate checks its own (its extra argument is named before its options)
+    options: { list: ["project"] },
+    option: (_, k) => `observations takes --${k} only after regenerate`,
+  },
   usage:
     "terminus observations [--project <path>] [--json] | terminus observations regenerate [--since <time>] [--json]",
   options: { project: { type: "string" }, since: { type: "string" } },
@@ -174,16 +182,6 @@ export const command: Command = {
       }
       : { observations: [] },
   run(ctx, a) {
-    const regenerateIdx = a.positionals.indexOf("regenerate");
-    if (regenerateIdx === 0) {
-      if (a.rawArgs[0] !== "regenerate") {
-        throw new UsageError("regenerate must come straight after observations, before any option");
-      }
-      return regen(ctx, a);
-    }
-    if (a.values.since !== undefined) {
-      throw new UsageError("observations takes --since only after regenerate");
-    }
-    return list(ctx, a);
+    return a.subcommand === "regenerate" ? regen(ctx, a) : list(ctx, a);
   },
 };

@@ -2,7 +2,7 @@
  * Turning a command's arguments into its Parsed values, by the options the command declares,
  * and running it. The dispatcher and the in-process tests share both, so they agree.
  */
-import type { Command, Parsed } from "./types.ts";
+import type { Command, Parsed, Values } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
 import { errorText, UsageError } from "../core/errors.ts";
@@ -31,11 +31,12 @@ export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     // Skips node:util (about 7 ms of start-up, which the hook cannot spare): no option at all.
     const option = args.find((a) => a.startsWith("-"));
     if (option) throw new UsageError(`${cmd.name}: unknown option '${option}'`);
-    return { values: {}, positionals: args, json: false, rawArgs: args };
+    return { values: {}, positionals: args, json: false, rawArgs: args, subcommand: null };
   }
   const { parseArgs } = await import("node:util");
   const options = { ...cmd.options };
   if (cmd.json) options.json = { type: "boolean" };
+  let parsed: Omit<Parsed, "subcommand">;
   try {
     const { values, positionals } = parseArgs({
       args: joinNegativeValues(args, options),
@@ -45,7 +46,7 @@ export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     });
     const json = values.json === true;
     delete (values as Record<string, unknown>).json;
-    return { values: values as Parsed["values"], positionals, json, rawArgs: args };
+    parsed = { values: values as Values, positionals, json, rawArgs: args };
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
     const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
@@ -67,6 +68,37 @@ export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     }
     throw new UsageError(`${cmd.name}: ${msg}`);
   }
+  return { ...parsed, subcommand: subcommandOf(cmd, parsed) };
+}
+
+/**
+ * The one subcommand parser: which subcommand the first word names, by the command's
+ * declaration, refusing (in the command's words) a missing or unknown one, one typed after an
+ * option, and an option it does not take.
+ */
+function subcommandOf(cmd: Command, a: Omit<Parsed, "subcommand">): string | null {
+  const sc = cmd.subcommands;
+  if (!sc) return null;
+  const word = a.positionals[0];
+  let sub: string;
+  if (word === undefined) {
+    if (sc.fallback === undefined) {
+      throw new UsageError(sc.missing ?? `${cmd.name}: name a subcommand`);
+    }
+    sub = sc.fallback;
+  } else if (sc.names.includes(word)) {
+    if (sc.first && a.rawArgs[0] !== word) throw new UsageError(sc.notFirst!(word));
+    sub = word;
+  } else if (sc.unknown) {
+    throw new UsageError(sc.unknown(word));
+  } else sub = sc.fallback!;
+  const takes = sc.options?.[sub];
+  if (takes) {
+    for (const [k, v] of Object.entries(a.values)) {
+      if (v !== undefined && !takes.includes(k)) throw new UsageError(sc.option!(sub, k));
+    }
+  }
+  return sub;
 }
 
 /**

@@ -45,8 +45,7 @@ const VERBS = [
 type Verb = typeof VERBS[number] | "list";
 
 /** Which options each verb takes (besides --json, which the registry adds). */
-const VERB_OPTIONS: Record<Verb, string[]> = {
-  list: ["project", "since", "until", "limit", "tag"],
+const VERB_OPTIONS: Record<Exclude<Verb, "list">, string[]> = {
   show: ["full", "no-pager", "raw"],
   export: ["format", "raw"],
   restore: ["to", "dry-run"],
@@ -58,26 +57,6 @@ const VERB_OPTIONS: Record<Verb, string[]> = {
   search: ["project", "since", "until", "limit", "tag"],
   changes: ["file"],
 };
-
-function verbOf(a: Parsed): Verb {
-  const first = a.positionals[0];
-  if (first === undefined) return "list";
-  if (!(VERBS as readonly string[]).includes(first)) {
-    throw new UsageError(
-      `sessions takes no argument '${first}'; its verbs are ${VERBS.join(", ")}`,
-    );
-  }
-  if (a.rawArgs[0] !== first) {
-    throw new UsageError(`${first} must come straight after sessions, before any option`);
-  }
-  const verb = first as Verb;
-  for (const [k, v] of Object.entries(a.values)) {
-    if (v !== undefined && !VERB_OPTIONS[verb].includes(k)) {
-      throw new UsageError(`sessions ${verb} takes no --${k}`);
-    }
-  }
-  return verb;
-}
 
 const EMPTY: Record<Verb, (a: Parsed) => unknown> = {
   list: () => ({ sessions: [] }),
@@ -391,7 +370,15 @@ const help: CommandHelp = {
 export const command: Command = {
   name: "sessions",
   help,
-  subcommands: VERBS,
+  subcommands: {
+    names: VERBS,
+    fallback: "list",
+    first: true,
+    options: VERB_OPTIONS,
+    unknown: (word) => `sessions takes no argument '${word}'; its verbs are ${VERBS.join(", ")}`,
+    notFirst: (verb) => `${verb} must come straight after sessions, before any option`,
+    option: (verb, k) => `sessions ${verb} takes no --${k}`,
+  },
   usage: [
     "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",
     "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",
@@ -429,7 +416,7 @@ export const command: Command = {
     return (VERBS as readonly string[]).includes(first) ? EMPTY[first as Verb](a) : EMPTY.list(a);
   },
   async run(ctx, a) {
-    const verb = verbOf(a);
+    const verb = a.subcommand as Verb;
     try {
       return await runVerb(ctx, a, verb);
     } catch (e) {

@@ -12,6 +12,34 @@ export interface Parsed {
   json: boolean;
   /** The arguments after the command name, as typed. */
   rawArgs: string[];
+  /**
+   * The subcommand the first word named (its `fallback` when none was), by the command's
+   * `subcommands` declaration; null for a command without subcommands.
+   */
+  subcommand: string | null;
+}
+
+/**
+ * A command's subcommands, which the one parser (commands/parse.ts) reads: the words its first
+ * argument may be, what runs when none is given, the options each takes, and each refusal in
+ * the command's own words. The subcommand's word stays `positionals[0]`.
+ */
+export interface Subcommands {
+  names: readonly string[];
+  /** What runs when the first word is none of `names` (sessions lists); absent: name one. */
+  fallback?: string;
+  /** A subcommand must be the first argument, before any option. */
+  first?: boolean;
+  /** The options each takes besides --json; one not listed here checks its own. */
+  options?: Readonly<Record<string, readonly string[]>>;
+  /** None named and no fallback. */
+  missing?: string;
+  /** A first word that is none of `names`; absent with a fallback: the fallback sees it. */
+  unknown?: (word: string) => string;
+  /** A subcommand word after an option (with `first`). */
+  notFirst?: (sub: string) => string;
+  /** An option its subcommand does not take. */
+  option?: (sub: string, option: string) => string;
 }
 
 /** [the option as typed, what it does]. */
@@ -33,8 +61,8 @@ export interface Command {
   usage: string;
   /** Its option lines and examples; the registry line holds the one-line summary. */
   help: CommandHelp;
-  /** The words its first argument may be (sessions show, data move), for typo hints. */
-  subcommands?: readonly string[];
+  /** Its subcommands (sessions show, data move): parsed by commands/parse.ts, named in typo hints. */
+  subcommands?: Subcommands;
   /**
    * Takes its words as typed and no option, so the option parser is skipped (the hook's
    * start-up time); any word starting with a dash is misuse.
