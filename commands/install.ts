@@ -5,9 +5,8 @@ import { VERSION } from "../core/constants.ts";
 import { install, type InstallReport } from "../core/setup/install.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { dirname, join } from "../core/posix.ts";
-import { dataDir, storePath, transcriptRoots } from "../core/paths.ts";
-import { openRead } from "../core/store/db.ts";
-import { hasHistoryTables, historyCount } from "../core/store/history_sql.ts";
+import { transcriptRoots } from "../core/paths.ts";
+import { historyImported } from "../core/history/run.ts";
 
 const AUTO_COMPACT_NOTE =
   "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";
@@ -30,20 +29,6 @@ function historyOffer(env: (name: string) => string | undefined): string | null 
     } of past prompts, some perhaps from sessions already deleted; to make them searchable, run: terminus import-history`;
   } catch {
     return null;
-  }
-}
-
-function historyImported(env: (name: string) => string | undefined): boolean {
-  try {
-    const o = openRead(storePath(dataDir(env)));
-    if (!o) return false;
-    try {
-      return hasHistoryTables(o.db) && historyCount(o.db) > 0;
-    } finally {
-      o.db.close();
-    }
-  } catch {
-    return false; // a store that cannot be read: the offer stands
   }
 }
 

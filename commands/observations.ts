@@ -9,12 +9,8 @@ import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, durationText as duration } from "../core/time.ts";
-import { listObservations } from "../core/store/query.ts";
-import { regenerate } from "../core/observe/step.ts";
-import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../core/ingest/lock.ts";
-import { initReader } from "../core/store/codec.ts";
-import { resolveAll } from "../core/setup_context.ts";
-import { openForRead, scopeOf, str } from "./common.ts";
+import { str } from "./common.ts";
+import { regenerateObservations, visibleObservations } from "../core/observe/run.ts";
 
 /** How many items of one list a person sees; the rest are counted ("+N more"). */
 const LIST_SHOWN = 8;
@@ -53,63 +49,57 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
       }'; regenerate must come straight after observations`,
     );
   }
-  const o = await openForRead(ctx);
-  if (!o.db) return outcome("observations", { observations: [] }, { reason: o.reason });
-  try {
-    const scope = scopeOf(ctx, o.db, o.r, a.values);
-    if (!scope.ok) {
-      return outcome("observations", { observations: [] }, {
-        reason: scope.reason,
-        warnings: o.warnings,
-      });
-    }
-    const rows = listObservations(o.db, scope.vis);
-    const projects = rows.map((r) => r.project);
-    const observations = rows.map((r) => ({
-      session_key: r.sessionKey,
-      session_id: r.sessionId,
-      generated_at: r.generatedAt,
-      mechanical: parseMechanical(r.mechanical),
-    }));
-    const human: string[] = [];
-    for (const [i, ob] of observations.entries()) {
-      const m = ob.mechanical as Record<string, unknown> | string | null;
-      if (!m || typeof m === "string") {
-        human.push(`${basename(ob.session_key)}\n  mechanical      ${m ?? "-"}\n`);
-        continue;
-      }
-      const lines = [
-        `${basename(ob.session_key)}  ${m.branch ?? "-"}  ${m.turns} turn(s)  ${
-          duration(m.duration_seconds as number | null)
-        }  ${m.compactions} compaction(s)`,
-      ];
-      for (
-        const [k, label] of [
-          ["files_modified", "files modified"],
-          ["files_read", "files read"],
-          ["tools", "tools"],
-          ["commands", "commands"],
-          ["errors", "errors"],
-          ["commits", "commits"],
-          ["truncated", "truncated"],
-        ]
-      ) {
-        const v = m[k];
-        if (Array.isArray(v) && v.length) {
-          const shown = v.map((x) => readable(k, String(x), projects[i]));
-          lines.push(`  ${label.padEnd(16)}${capped(shown)}`);
-        }
-      }
-      human.push(lines.join("\n") + "\n");
-    }
-    return outcome("observations", { observations }, {
-      human,
-      warnings: o.warnings,
-      counts: [`${observations.length} observation(s)`],
+  const seen = await visibleObservations(ctx, a.values.project as string | undefined);
+  if (seen.reason !== null) {
+    return outcome("observations", { observations: [] }, {
+      reason: seen.reason,
+      warnings: seen.warnings,
     });
-  } finally {
-    o.db.close();
   }
+  const rows = seen.rows;
+  const projects = rows.map((r) => r.project);
+  const observations = rows.map((r) => ({
+    session_key: r.sessionKey,
+    session_id: r.sessionId,
+    generated_at: r.generatedAt,
+    mechanical: parseMechanical(r.mechanical),
+  }));
+  const human: string[] = [];
+  for (const [i, ob] of observations.entries()) {
+    const m = ob.mechanical as Record<string, unknown> | string | null;
+    if (!m || typeof m === "string") {
+      human.push(`${basename(ob.session_key)}\n  mechanical      ${m ?? "-"}\n`);
+      continue;
+    }
+    const lines = [
+      `${basename(ob.session_key)}  ${m.branch ?? "-"}  ${m.turns} turn(s)  ${
+        duration(m.duration_seconds as number | null)
+      }  ${m.compactions} compaction(s)`,
+    ];
+    for (
+      const [k, label] of [
+        ["files_modified", "files modified"],
+        ["files_read", "files read"],
+        ["tools", "tools"],
+        ["commands", "commands"],
+        ["errors", "errors"],
+        ["commits", "commits"],
+        ["truncated", "truncated"],
+      ]
+    ) {
+      const v = m[k];
+      if (Array.isArray(v) && v.length) {
+        const shown = v.map((x) => readable(k, String(x), projects[i]));
+        lines.push(`  ${label.padEnd(16)}${capped(shown)}`);
+      }
+    }
+    human.push(lines.join("\n") + "\n");
+  }
+  return outcome("observations", { observations }, {
+    human,
+    warnings: seen.warnings,
+    counts: [`${observations.length} observation(s)`],
+  });
 }
 
 const REGENERATE = "observations regenerate";
@@ -126,20 +116,16 @@ async function regen(ctx: Context, a: Parsed): Promise<Outcome> {
   // a failure is this subcommand's, with its own name and the bound it was given
   const failed = (reason: string) => outcome(REGENERATE, empty, { ok: false, exitCode: 1, reason });
   try {
-    const r = resolveAll(ctx);
-    const ro = await openForRead(ctx);
-    if (!ro.db) return outcome(REGENERATE, empty, { reason: ro.reason });
-    ro.db.close();
-    await initReader(); // regenerating reads blocks back and writes no block
-    const done = await withLockedStore(r.dataDir, r.store, (db) => {
-      const res = regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress);
-      // as reindex: under --json the document alone carries the notes; in human mode they
-      // go to stderr with the counts
-      return outcome(REGENERATE, { since, ...res }, {
-        counts: [...res.notes, `${res.selected} selected, ${res.regenerated} regenerated`],
-      });
+    const done = await regenerateObservations(ctx, since);
+    if (done.result === null) {
+      return done.ok ? outcome(REGENERATE, empty, { reason: done.reason }) : failed(done.reason);
+    }
+    const res = done.result;
+    // as reindex: under --json the document alone carries the notes; in human mode they
+    // go to stderr with the counts
+    return outcome(REGENERATE, { since, ...res }, {
+      counts: [...res.notes, `${res.selected} selected, ${res.regenerated} regenerated`],
     });
-    return done === LOCK_HELD ? failed(lockHeldMessage(r.dataDir)) : done;
   } catch (e) {
     if (e instanceof UsageError) throw e;
     return failed((e as Error).message);

@@ -5,10 +5,12 @@
 import type { Context } from "../context.ts";
 import { TerminusError } from "../errors.ts";
 import { join } from "../posix.ts";
-import { transcriptRoots } from "../paths.ts";
 import { openStore, predatesBuild } from "../open.ts";
 import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../ingest/lock.ts";
 import { importHistory, type ImportResult } from "./import.ts";
+import { dataDir, type Env, storePath, transcriptRoots } from "../paths.ts";
+import { openRead } from "../store/db.ts";
+import { hasHistoryTables, historyCount } from "../store/history_sql.ts";
 
 export type HistoryImport =
   /** Nothing imported: no history to read, or a pass holds the lock (`ok` false). */
@@ -58,4 +60,19 @@ export async function runImportHistory(ctx: Context, dryRun: boolean): Promise<H
     };
   }
   return { result: res, file, warnings: read.db ? read.warnings : [] };
+}
+
+/** Whether prompt history was imported into the store already (install stops offering it). */
+export function historyImported(env: Env): boolean {
+  try {
+    const o = openRead(storePath(dataDir(env)));
+    if (!o) return false;
+    try {
+      return hasHistoryTables(o.db) && historyCount(o.db) > 0;
+    } finally {
+      o.db.close();
+    }
+  } catch {
+    return false; // a store that cannot be read: the offer stands
+  }
 }

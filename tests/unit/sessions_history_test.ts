@@ -9,7 +9,7 @@ import { pass, type UnitBox, unitBox } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { listVisibleSessions } from "../../core/sessions/listing.ts";
 import { changeHandle } from "../../core/sessions/handles.ts";
-import { runImportHistory } from "../../core/history/run.ts";
+import { historyImported, runImportHistory } from "../../core/history/run.ts";
 import { NotFoundError } from "../../core/errors.ts";
 
 const ALPHA = "/nonexistent/terminus-unit/alpha";
@@ -118,12 +118,15 @@ Deno.test("runImportHistory: no history is a reason; a dry run counts and stores
     join(box.claude, "history.jsonl"),
     entry(1764255600000, "the first kestrel") + entry(1764255660000, "the second kestrel"),
   );
+  const env = box.ctx().env;
   const dry = await runImportHistory(box.ctx(), true);
+  assert.equal(historyImported(env), false, "a dry run imports nothing");
   assert.ok(dry.result !== null);
   assert.deepEqual([dry.result.dry_run, dry.result.added, dry.result.already], [true, 2, 0]);
   const done = await runImportHistory(box.ctx(), false);
   assert.ok(done.result !== null);
   assert.deepEqual([done.result.added, done.result.already], [2, 0]);
+  assert.equal(historyImported(env), true);
   const again = await runImportHistory(box.ctx(), false);
   assert.ok(again.result !== null);
   assert.deepEqual([again.result.added, again.result.already], [0, 2]);

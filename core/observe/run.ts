@@ -1,0 +1,57 @@
+/**
+ * `observations`' use cases: the observations visible from where the command was typed, and
+ * regenerating them from the archive under the ingest lock.
+ */
+import type { Context } from "../context.ts";
+import { openStore } from "../open.ts";
+import { resolveScope } from "../recall/scope.ts";
+import { listObservations, type ObservationRow } from "../store/query.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../ingest/lock.ts";
+import { initReader } from "../store/codec.ts";
+import { regenerate, type RegenerateResult } from "./step.ts";
+
+export interface VisibleObservations {
+  rows: ObservationRow[];
+  /** Why there are none when they could not be asked (no store, no project here); else null. */
+  reason: string | null;
+  warnings: string[];
+}
+
+export async function visibleObservations(
+  ctx: Context,
+  project: string | undefined,
+): Promise<VisibleObservations> {
+  const o = await openStore(ctx, { readsBlocks: true });
+  if (!o.db) return { rows: [], reason: o.reason, warnings: [] };
+  try {
+    const scope = resolveScope(o.db, o.r.cfg, ctx.cwd, project);
+    if (!scope.ok) return { rows: [], reason: scope.reason, warnings: o.warnings };
+    return { rows: listObservations(o.db, scope.vis), reason: null, warnings: o.warnings };
+  } finally {
+    o.db.close();
+  }
+}
+
+export type Regenerated =
+  /** Nothing regenerated: no store (`ok`), or a pass holds the lock (not `ok`). */
+  | { result: null; ok: boolean; reason: string }
+  | { result: RegenerateResult };
+
+/** Recomputes the observations of sessions whose last turn is at or after `since`. */
+export async function regenerateObservations(
+  ctx: Context,
+  since: string | null,
+): Promise<Regenerated> {
+  const ro = await openStore(ctx, { readsBlocks: true });
+  if (!ro.db) return { result: null, ok: true, reason: ro.reason };
+  ro.db.close();
+  const r = ro.r;
+  await initReader(); // regenerating reads blocks back and writes no block
+  const done = await withLockedStore(
+    r.dataDir,
+    r.store,
+    (db) => regenerate(db, { project: null, exclude: r.cfg.exclude }, since, ctx.progress),
+  );
+  if (done === LOCK_HELD) return { result: null, ok: false, reason: lockHeldMessage(r.dataDir) };
+  return { result: done };
+}
