@@ -6,22 +6,20 @@
 import type { Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { humanBytes, type Outcome, outcome } from "../core/output.ts";
-import { NotFoundError, TerminusError, UsageError } from "../core/errors.ts";
-import { DERIVED_SCHEMA } from "../core/constants.ts";
+import { UsageError } from "../core/errors.ts";
 import { egress } from "../core/egress.ts";
-import { checkpoint, openRead, openWrite } from "../core/store/db.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
-import { compactStore } from "../core/store/maintenance.ts";
-import type { FileSizes } from "../core/store/inspect.ts";
 import {
   clearSnapshots,
+  compactAfterDelete,
+  type DeleteCompacted,
   deleteFromStore,
   type DeleteItem,
   type DeletePlan,
   deleteTranscripts,
-  planDelete,
   planItems,
+  readDeletePlan,
   samePlan,
   tombstonesFor,
 } from "../core/sessions/delete.ts";
@@ -37,7 +35,7 @@ interface DeleteDoc {
   tombstones: number;
   transcripts: { path: string; deleted: boolean }[];
   snapshots: { holding: number; cleared: number };
-  compact: { before: FileSizes; after: FileSizes; reclaimed_bytes: number } | null;
+  compact: DeleteCompacted | null;
 }
 
 export const emptyDelete = (): DeleteDoc => ({
@@ -109,24 +107,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
   }
   const r = resolveAll(ctx);
   const filter = egress(r.cfg.privacy.redactRecall);
-  const read = (): { plan: DeletePlan; warnings: string[] } => {
-    const o = openRead(r.store);
-    if (!o) throw new NotFoundError(`no store yet at ${r.store}; there is nothing to delete`);
-    try {
-      // the pass that rebuilds derived tables for a new schema runs first, under its own lock
-      if (o.format.derivedSchema !== DERIVED_SCHEMA) {
-        throw new TerminusError(
-          `${r.store} predates this build; run terminus ingest once, then sessions delete again`,
-        );
-      }
-      return {
-        plan: planDelete(o.db, r.cfg, ctx.cwd, refs, r.dataDir, filter),
-        warnings: o.warnings,
-      };
-    } finally {
-      o.db.close();
-    }
-  };
+  const read = () => readDeletePlan(r, ctx.cwd, refs, filter);
   const first = read();
   const plan = first.plan;
   const warnings = [...first.warnings, ...plan.problems];
@@ -232,16 +213,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
       }
       counts.push(`${c.snapshots} snapshot(s) cleared of ${c.sessions} session(s)`);
     }
-    let prompts = 0;
-    if (plan.sessionNos.length) {
-      const { db } = openWrite(r.store);
-      try {
-        prompts = deleteFromStore(db, plan, tombstones);
-        checkpoint(db);
-      } finally {
-        db.close();
-      }
-    }
+    const prompts = plan.sessionNos.length ? deleteFromStore(r.store, plan, tombstones) : 0;
     const transcripts = removeFiles ? deleteTranscripts(plan) : [];
     for (const t of transcripts) {
       if (!t.deleted) warnings.push(`${t.path} could not be deleted: ${t.error}`);
@@ -259,12 +231,7 @@ export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> 
     }
     let compact: DeleteDoc["compact"] = null;
     if (withCompact) {
-      const c = compactStore(r.store); // merges the search index first
-      compact = {
-        before: c.before,
-        after: c.after,
-        reclaimed_bytes: c.before.total - c.after.total,
-      };
+      compact = compactAfterDelete(r.store); // merges the search index first
       counts.push(`compacted: ${compact.reclaimed_bytes} byte(s) reclaimed`);
     } else if (plan.sessionNos.length) {
       counts.push(

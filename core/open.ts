@@ -9,7 +9,6 @@ import { type Db, openRead, type StoreFormat } from "./store/db.ts";
 import { initReader } from "./store/codec.ts";
 import { noStoreYet } from "./errors.ts";
 import { DERIVED_SCHEMA } from "./constants.ts";
-import { readFormat } from "./store/db.ts";
 
 export type StoreOpen =
   | { db: Db; r: Resolved; format: StoreFormat; warnings: string[] }
@@ -34,9 +33,10 @@ export async function openStore(ctx: Context, o: OpenOptions = {}): Promise<Stor
 }
 
 /**
- * Whether the store's derived tables are older than this build's: a read-only command that
- * would write into them asks for a pass first rather than rebuild them without the lock.
+ * Whether the store's derived tables (by the format its opening read) are older than this
+ * build's: a command that would write into them asks for a pass first rather than rebuild
+ * them without the lock.
  */
-export function predatesBuild(db: Db): boolean {
-  return readFormat(db)?.derivedSchema !== DERIVED_SCHEMA;
+export function predatesBuild(format: StoreFormat | null): boolean {
+  return format?.derivedSchema !== DERIVED_SCHEMA;
 }

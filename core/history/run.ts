@@ -37,7 +37,7 @@ export async function runImportHistory(ctx: Context, dryRun: boolean): Promise<H
       };
     }
     if (!info.isFile) throw new TerminusError(`${file} is not a file`);
-    if (read.db && predatesBuild(read.db)) {
+    if (read.db && predatesBuild(read.format)) {
       throw new TerminusError(
         `${r.store} predates this build; run terminus ingest once, then import-history again`,
       );

@@ -5,8 +5,12 @@
  * lock before anything is removed; the store's part is one transaction.
  */
 import type { Config } from "../config.ts";
-import { NotFoundError } from "../errors.ts";
-import type { Db } from "../store/db.ts";
+import { NotFoundError, TerminusError } from "../errors.ts";
+import { checkpoint, type Db, openRead, openWrite } from "../store/db.ts";
+import { compactStore } from "../store/maintenance.ts";
+import type { FileSizes } from "../store/inspect.ts";
+import type { Resolved } from "../setup_context.ts";
+import { predatesBuild } from "../open.ts";
 import { listSessions, type SessionRow } from "../store/query.ts";
 import {
   clearFromSnapshot,
@@ -204,9 +208,56 @@ export function clearSnapshots(p: DeletePlan, tombstones: Tombstone[]): Snapshot
   return out;
 }
 
-/** The store's part: every session and its tombstone in one transaction. Returns prompts removed. */
-export function deleteFromStore(db: Db, p: DeletePlan, tombstones: Tombstone[]): number {
-  return deleteWithTombstones(db, p.sessionNos, tombstones);
+/**
+ * The store's part: every session and its tombstone in one transaction, then a checkpoint so
+ * the deletion is in the main file. Returns the prompts removed. The caller holds the lock.
+ */
+export function deleteFromStore(store: string, p: DeletePlan, tombstones: Tombstone[]): number {
+  const { db } = openWrite(store);
+  try {
+    const prompts = deleteWithTombstones(db, p.sessionNos, tombstones);
+    checkpoint(db);
+    return prompts;
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * The plan read from the store read-only. Throws NotFoundError with no store, and asks for a
+ * pass first when the store predates this build (that pass rebuilds derived tables under its
+ * own lock).
+ */
+export function readDeletePlan(
+  r: Resolved,
+  cwd: string,
+  refs: string[],
+  filter: (s: string) => string,
+): { plan: DeletePlan; warnings: string[] } {
+  const o = openRead(r.store);
+  if (!o) throw new NotFoundError(`no store yet at ${r.store}; there is nothing to delete`);
+  try {
+    if (predatesBuild(o.format)) {
+      throw new TerminusError(
+        `${r.store} predates this build; run terminus ingest once, then sessions delete again`,
+      );
+    }
+    return { plan: planDelete(o.db, r.cfg, cwd, refs, r.dataDir, filter), warnings: o.warnings };
+  } finally {
+    o.db.close();
+  }
+}
+
+export interface DeleteCompacted {
+  before: FileSizes;
+  after: FileSizes;
+  reclaimed_bytes: number;
+}
+
+/** `--compact`: the store file compacted (the search index merged first), as compact does. */
+export function compactAfterDelete(store: string): DeleteCompacted {
+  const c = compactStore(store);
+  return { before: c.before, after: c.after, reclaimed_bytes: c.before.total - c.after.total };
 }
 
 /** Deletes the transcripts on disk; returns each path with whether it went. */

@@ -78,7 +78,7 @@ export async function changeHandle(
   let sessionNo: number;
   try {
     // a name is no reason to rebuild derived tables without the ingest lock: a pass does that
-    if (predatesBuild(o.db)) {
+    if (predatesBuild(o.format)) {
       throw new TerminusError(
         `${o.r.store} predates this build; run terminus ingest once, then ${command} again`,
       );

@@ -1,7 +1,7 @@
 /**
  * The use cases under `sessions` (listing, name/tag/untag) and `import-history`, called in
  * process against a real temp store: core/sessions/listing.ts, core/sessions/handles.ts,
- * core/history/run.ts.
+ * core/sessions/delete.ts (the store's part of a delete), core/history/run.ts.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -11,6 +11,8 @@ import { listVisibleSessions } from "../../core/sessions/listing.ts";
 import { changeHandle } from "../../core/sessions/handles.ts";
 import { historyImported, runImportHistory } from "../../core/history/run.ts";
 import { NotFoundError } from "../../core/errors.ts";
+import { deleteFromStore, readDeletePlan, tombstonesFor } from "../../core/sessions/delete.ts";
+import { resolveAll } from "../../core/setup_context.ts";
 
 const ALPHA = "/nonexistent/terminus-unit/alpha";
 const BETA = "/nonexistent/terminus-unit/beta";
@@ -130,4 +132,18 @@ Deno.test("runImportHistory: no history is a reason; a dry run counts and stores
   const again = await runImportHistory(box.ctx(), false);
   assert.ok(again.result !== null);
   assert.deepEqual([again.result.added, again.result.already], [0, 2]);
+});
+
+Deno.test("delete's store part: no store is not found; the plan names the session; deleting it takes it off the list", async () => {
+  await using box = await unitBox();
+  const id = (s: string) => s;
+  assert.throws(() => readDeletePlan(resolveAll(box.ctx()), ALPHA, ["1"], id), NotFoundError);
+  await world(box);
+  const r = resolveAll(box.ctx(ALPHA));
+  const { plan } = readDeletePlan(r, ALPHA, [A1], id);
+  assert.deepEqual(plan.targets.map((t) => t.session.session_id), [A1]);
+  assert.equal(plan.sessionNos.length, 1);
+  deleteFromStore(r.store, plan, tombstonesFor(plan, box.now));
+  const left = await listVisibleSessions(box.ctx(ALPHA), undefined, { order: "number" });
+  assert.deepEqual(left.views.map((v) => v.session_id), [A2]);
 });
