@@ -4,13 +4,11 @@ import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
-import { egress } from "../core/egress.ts";
-import { initReader } from "../core/store/codec.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import { sessionExcerpts, sessionHits } from "../core/sessions/search.ts";
+import { searchSessionsFrom } from "../core/sessions/search.ts";
 import { foldCut, tagProblem } from "../core/sessions/titles.ts";
 import { TITLE_PROMPT_CHARS } from "../core/constants.ts";
-import { list, openForRead, scopeOf, str, wholeFlag } from "./common.ts";
+import { list, str, wholeFlag } from "./common.ts";
 import { onWordBoundaries } from "./search.ts";
 
 const NAME = "sessions search";
@@ -42,51 +40,39 @@ export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> 
   const empty = emptySearch(a);
   const warnings: string[] = q.truncated ? [TRUNCATED_NOTE] : [];
   if (!q.match) return outcome(NAME, empty, { reason: NO_WORDS_REASON, warnings });
-  const o = await openForRead(ctx, false);
-  if (!o.db) return outcome(NAME, empty, { reason: o.reason, warnings });
-  try {
-    warnings.push(...o.warnings);
-    const scope = scopeOf(ctx, o.db, o.r, a.values);
-    if (!scope.ok) return outcome(NAME, empty, { reason: scope.reason, warnings });
-    const args = {
-      query: q,
-      vis: scope.vis,
-      since,
-      until,
-      tags,
-      limit,
-      filter: egress(o.r.cfg.privacy.redactRecall),
-    };
-    const r = sessionHits(o.db, args);
-    if (r.hits.some((h) => !h.session.evicted)) await initReader();
-    sessionExcerpts(o.db, r, args);
-    const human = r.hits.map((h) => {
-      const v = h.session;
-      const marks = `${v.sidecar ? "  (subagent)" : ""}${v.evicted ? "  (evicted)" : ""}`;
-      return `#${v.session_no}  ${day(v.first_turn_at)}  ${
-        v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS)
-      }  ${h.hits} hit(s)${marks}\n    ${onWordBoundaries(h.best.excerpt, h.best.clipped)}\n`;
-    });
-    return outcome(NAME, {
-      query: q.text,
-      truncated: q.truncated,
-      sessions: r.hits.map((h) => ({
-        ...h.session,
-        hits: h.hits,
-        best: {
-          turn_id: h.best.turn_id,
-          ts: h.best.ts,
-          relevance: h.best.relevance,
-          excerpt: h.best.excerpt,
-        },
-      })),
-    }, {
-      human,
-      warnings,
-      counts: [`${r.hits.length} session(s)`],
-      reason: r.hits.length === 0 ? "no turn matched every word" : null,
-    });
-  } finally {
-    o.db.close();
-  }
+  const found = await searchSessionsFrom(ctx, q, a.values.project as string | undefined, {
+    since,
+    until,
+    tags,
+    limit,
+  });
+  warnings.push(...found.warnings);
+  if (found.reason !== null) return outcome(NAME, empty, { reason: found.reason, warnings });
+  const r = found;
+  const human = r.hits.map((h) => {
+    const v = h.session;
+    const marks = `${v.sidecar ? "  (subagent)" : ""}${v.evicted ? "  (evicted)" : ""}`;
+    return `#${v.session_no}  ${day(v.first_turn_at)}  ${
+      v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS)
+    }  ${h.hits} hit(s)${marks}\n    ${onWordBoundaries(h.best.excerpt, h.best.clipped)}\n`;
+  });
+  return outcome(NAME, {
+    query: q.text,
+    truncated: q.truncated,
+    sessions: r.hits.map((h) => ({
+      ...h.session,
+      hits: h.hits,
+      best: {
+        turn_id: h.best.turn_id,
+        ts: h.best.ts,
+        relevance: h.best.relevance,
+        excerpt: h.best.excerpt,
+      },
+    })),
+  }, {
+    human,
+    warnings,
+    counts: [`${r.hits.length} session(s)`],
+    reason: r.hits.length === 0 ? "no turn matched every word" : null,
+  });
 }

@@ -5,6 +5,11 @@
  * the ranked turns are its own and the best turn's excerpt.
  */
 import type { Db } from "../store/db.ts";
+import type { Context } from "../context.ts";
+import { openStore } from "../open.ts";
+import { resolveScope } from "../recall/scope.ts";
+import { egress } from "../egress.ts";
+import { initReader } from "../store/codec.ts";
 import { listSessions, type SessionRow, type Visibility } from "../store/query.ts";
 import type { Query } from "../recall/query.ts";
 import { cutExcerpts, type Hit, searchHits } from "../recall/search.ts";
@@ -106,4 +111,36 @@ export function sessionExcerpts(
     r.hits[i].best.excerpt = t.excerpt;
     r.hits[i].best.clipped = t.clipped;
   });
+}
+
+export interface SessionsFound {
+  hits: SessionHit[];
+  /** Why there are none when they could not be asked (no store, no project here); else null. */
+  reason: string | null;
+  warnings: string[];
+}
+
+/**
+ * `sessions search`'s use case: the sessions whose turns match, seen from where the command
+ * was typed (or the named project). zstd loads only when a hit's excerpt is still archived.
+ */
+export async function searchSessionsFrom(
+  ctx: Context,
+  query: Query,
+  project: string | undefined,
+  f: Pick<SessionSearchArgs, "since" | "until" | "tags" | "limit">,
+): Promise<SessionsFound> {
+  const o = await openStore(ctx);
+  if (!o.db) return { hits: [], reason: o.reason, warnings: [] };
+  try {
+    const scope = resolveScope(o.db, o.r.cfg, ctx.cwd, project);
+    if (!scope.ok) return { hits: [], reason: scope.reason, warnings: o.warnings };
+    const args = { query, vis: scope.vis, ...f, filter: egress(o.r.cfg.privacy.redactRecall) };
+    const r = sessionHits(o.db, args);
+    if (r.hits.some((h) => !h.session.evicted)) await initReader();
+    sessionExcerpts(o.db, r, args);
+    return { hits: r.hits, reason: null, warnings: o.warnings };
+  } finally {
+    o.db.close();
+  }
 }

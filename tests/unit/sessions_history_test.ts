@@ -1,7 +1,7 @@
 /**
  * The use cases under `sessions` (listing, name/tag/untag) and `import-history`, called in
  * process against a real temp store: core/sessions/listing.ts, core/sessions/handles.ts,
- * core/sessions/delete.ts (the store's part of a delete), core/history/run.ts.
+ * core/sessions/delete.ts (the store's part of a delete), core/sessions/search.ts, core/history/run.ts.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
@@ -13,6 +13,8 @@ import { historyImported, runImportHistory } from "../../core/history/run.ts";
 import { NotFoundError } from "../../core/errors.ts";
 import { deleteFromStore, readDeletePlan, tombstonesFor } from "../../core/sessions/delete.ts";
 import { resolveAll } from "../../core/setup_context.ts";
+import { searchSessionsFrom } from "../../core/sessions/search.ts";
+import { parseQuery } from "../../core/recall/query.ts";
 
 const ALPHA = "/nonexistent/terminus-unit/alpha";
 const BETA = "/nonexistent/terminus-unit/beta";
@@ -146,4 +148,26 @@ Deno.test("delete's store part: no store is not found; the plan names the sessio
   deleteFromStore(r.store, plan, tombstonesFor(plan, box.now));
   const left = await listVisibleSessions(box.ctx(ALPHA), undefined, { order: "number" });
   assert.deepEqual(left.views.map((v) => v.session_id), [A2]);
+});
+
+Deno.test("searchSessionsFrom: sessions whose turns match, from the project typed in, with an excerpt", async () => {
+  await using box = await unitBox();
+  const q = parseQuery("prompt");
+  const none = await searchSessionsFrom(box.ctx(ALPHA), q, undefined, {
+    since: null,
+    until: null,
+    tags: [],
+    limit: null,
+  });
+  assert.match(String(none.reason), /no store yet/);
+  await world(box);
+  const f = { since: null, until: null, tags: [], limit: null };
+  const here = await searchSessionsFrom(box.ctx(ALPHA), q, undefined, f);
+  assert.equal(here.reason, null);
+  assert.deepEqual(here.hits.map((h) => h.session.session_id).sort(), [A1, A2].sort());
+  assert.ok(here.hits.every((h) => /prompt/.test(h.best.excerpt)), "each hit has its excerpt");
+  const all = await searchSessionsFrom(box.ctx(ALPHA), q, "*", { ...f, limit: 1 });
+  assert.equal(all.hits.length, 1);
+  const nothing = await searchSessionsFrom(box.ctx(ALPHA), parseQuery("zebra"), undefined, f);
+  assert.deepEqual(nothing.hits, []);
 });
