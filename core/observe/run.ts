@@ -4,7 +4,7 @@
  */
 import type { Context } from "../context.ts";
 import { openStore } from "../open.ts";
-import { resolveScope } from "../recall/scope.ts";
+import { readInScope } from "../recall/scope.ts";
 import { listObservations, type ObservationRow } from "../store/query.ts";
 import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../ingest/lock.ts";
 import { initReader } from "../store/codec.ts";
@@ -21,15 +21,10 @@ export async function visibleObservations(
   ctx: Context,
   project: string | undefined,
 ): Promise<VisibleObservations> {
-  const o = await openStore(ctx, { readsBlocks: true });
-  if (!o.db) return { rows: [], reason: o.reason, warnings: [] };
-  try {
-    const scope = resolveScope(o.db, o.r.cfg, ctx.cwd, project);
-    if (!scope.ok) return { rows: [], reason: scope.reason, warnings: o.warnings };
-    return { rows: listObservations(o.db, scope.vis), reason: null, warnings: o.warnings };
-  } finally {
-    o.db.close();
-  }
+  const got = await readInScope(ctx, project, (db, vis) => listObservations(db, vis), {
+    readsBlocks: true,
+  });
+  return { rows: got.value ?? [], reason: got.reason, warnings: got.warnings };
 }
 
 export type Regenerated =

@@ -9,6 +9,9 @@ import { isExcluded } from "../config.ts";
 import type { Db } from "../store/db.ts";
 import { archivedProjects, type Visibility } from "../store/query.ts";
 import { covers } from "../paths.ts";
+import type { Context } from "../context.ts";
+import type { Resolved } from "../setup_context.ts";
+import { type OpenOptions, openStore } from "../open.ts";
 
 export type Scope =
   | { ok: true; vis: Visibility; label: string }
@@ -42,4 +45,35 @@ export function resolveScope(
     return { ok: false, reason: `${best.project} is an excluded project` };
   }
   return { ok: true, vis: { project: best.project, exclude: cfg.exclude }, label: best.project };
+}
+
+/** What a read in scope found, or why it could not be asked (no store, no project here). */
+export type InScope<T> =
+  | { value: T; reason: null; warnings: string[] }
+  | { value: null; reason: string; warnings: string[] };
+
+/**
+ * Opens the store read-only, resolves the scope from where the command was typed (or the
+ * named project) and runs `read` in it. No store: its reason, no warnings; a scope that
+ * cannot be resolved: its reason with the store's warnings.
+ */
+export async function readInScope<T>(
+  ctx: Context,
+  project: string | undefined,
+  read: (db: Db, vis: Visibility, r: Resolved) => T | Promise<T>,
+  o: OpenOptions = {},
+): Promise<InScope<T>> {
+  const opened = await openStore(ctx, o);
+  if (!opened.db) return { value: null, reason: opened.reason, warnings: [] };
+  try {
+    const scope = resolveScope(opened.db, opened.r.cfg, ctx.cwd, project);
+    if (!scope.ok) return { value: null, reason: scope.reason, warnings: opened.warnings };
+    return {
+      value: await read(opened.db, scope.vis, opened.r),
+      reason: null,
+      warnings: opened.warnings,
+    };
+  } finally {
+    opened.db.close();
+  }
 }

@@ -6,8 +6,7 @@
  */
 import type { Db } from "../store/db.ts";
 import type { Context } from "../context.ts";
-import { openStore } from "../open.ts";
-import { resolveScope } from "../recall/scope.ts";
+import { readInScope } from "../recall/scope.ts";
 import { egress } from "../egress.ts";
 import { initReader } from "../store/codec.ts";
 import { listSessions, type SessionRow, type Visibility } from "../store/query.ts";
@@ -130,17 +129,12 @@ export async function searchSessionsFrom(
   project: string | undefined,
   f: Pick<SessionSearchArgs, "since" | "until" | "tags" | "limit">,
 ): Promise<SessionsFound> {
-  const o = await openStore(ctx);
-  if (!o.db) return { hits: [], reason: o.reason, warnings: [] };
-  try {
-    const scope = resolveScope(o.db, o.r.cfg, ctx.cwd, project);
-    if (!scope.ok) return { hits: [], reason: scope.reason, warnings: o.warnings };
-    const args = { query, vis: scope.vis, ...f, filter: egress(o.r.cfg.privacy.redactRecall) };
-    const r = sessionHits(o.db, args);
-    if (r.hits.some((h) => !h.session.evicted)) await initReader();
-    sessionExcerpts(o.db, r, args);
-    return { hits: r.hits, reason: null, warnings: o.warnings };
-  } finally {
-    o.db.close();
-  }
+  const got = await readInScope(ctx, project, async (db, vis, r) => {
+    const args = { query, vis, ...f, filter: egress(r.cfg.privacy.redactRecall) };
+    const found = sessionHits(db, args);
+    if (found.hits.some((h) => !h.session.evicted)) await initReader();
+    sessionExcerpts(db, found, args);
+    return found.hits;
+  });
+  return { hits: got.value ?? [], reason: got.reason, warnings: got.warnings };
 }
