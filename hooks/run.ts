@@ -166,6 +166,8 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
       cfg,
       clock: () => performance.now(),
       startedAt,
+      // performance.now() counts from the process's start: what came before the 50 ms
+      beforeMs: startedAt,
       now: () => new Date(),
       openStore: () => openRead(storePath(dir))?.db ?? null,
       readState: (id) => readState(dir, id),

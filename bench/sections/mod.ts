@@ -20,6 +20,7 @@ import { section as real } from "./real.ts";
 import { section as sessions } from "./sessions.ts";
 import { section as quality } from "./quality.ts";
 import { section as scale } from "./scale.ts";
+import { section as deadline } from "./deadline.ts";
 
 export const SECTIONS: Section[] = [
   floor,
@@ -38,4 +39,5 @@ export const SECTIONS: Section[] = [
   recall,
   sessions,
   scale,
+  deadline,
 ];

@@ -30,6 +30,8 @@ export interface HookContext {
   clock: () => number;
   /** When the deadline started, on `clock` (default: when the use case is called). */
   startedAt?: number;
+  /** Milliseconds the process had run before the deadline started, for the decision log. */
+  beforeMs?: number;
   /** The wall-clock time a decision is stamped with. */
   now: () => Date;
   /** The store, read-only; null when there is none yet. Called at most once. */
@@ -130,6 +132,7 @@ class Decider {
     if (doc) {
       doc.elapsed_ms = Math.round(elapsedMs * 10) / 10;
       doc.late = late;
+      if (this.ctx.beforeMs !== undefined) doc.before_ms = Math.round(this.ctx.beforeMs * 10) / 10;
       if (late) {
         doc.note = lateNote(elapsedMs);
         doc.injected = [];

@@ -34,6 +34,11 @@ export interface DecisionDoc {
   elapsed_ms?: number;
   /** Found something but ran past the deadline, so nothing was handed over. */
   late?: boolean;
+  /**
+   * Milliseconds from the hook process's start to the start of the deadline clock: runtime
+   * start, module load, the pass's spawn and stdin, which the 50 ms does not count.
+   */
+  before_ms?: number;
 }
 
 export function queueDecision(dataDir: string, d: DecisionDoc): void {
