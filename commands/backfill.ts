@@ -8,6 +8,8 @@ import { UsageError } from "../core/errors.ts";
 import { resolveAll } from "../core/setup_context.ts";
 import { runBackfillPasses } from "../core/ingest/whole.ts";
 import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
+import { BACKFILL_NICENESS } from "../core/constants.ts";
+import { lowerOwnPriority } from "../core/spawn.ts";
 
 const help: CommandHelp = {
   options: [],
@@ -36,7 +38,10 @@ export const command: Command = {
 
     if (args.values.work === true) {
       // the detached worker: its stdio is null, so what it returns is only its exit code; it
-      // goes on pass after pass until every closed session is observed
+      // goes on pass after pass until every closed session is observed, at the lowest
+      // priority (before its derive workers start, so they inherit it): on two busy cores it
+      // must not take them from the hooks' lookups
+      lowerOwnPriority(BACKFILL_NICENESS);
       const res = await runBackfillPasses({
         cfg: r.cfg,
         dataDir: r.dataDir,

@@ -105,7 +105,7 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), and the runtime itself (for the
- * detached archive pass a hook starts). The heap sizing and lazy command loading ride along,
+ * detached archive pass a hook starts), and lower a process's scheduling priority. The heap sizing and lazy command loading ride along,
  * so every start of the program gets them.
  */
 export function permissionFlags(runtime = "deno"): string[] {
@@ -118,6 +118,8 @@ export function permissionFlags(runtime = "deno"): string[] {
     "--allow-write",
     "--allow-env",
     `--allow-run=git,claude,less,${runtime}`,
+    // only to lower a priority: the hook's pass and the backfill's worker yield the cores
+    "--allow-sys=setPriority",
   ];
 }
 

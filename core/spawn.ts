@@ -1,5 +1,15 @@
-/** Starting a process that outlives this one. */
+/** Starting a process that outlives this one, and lowering this one's priority. */
 import { setPriority } from "node:os";
+
+/**
+ * Lowers this process's scheduling priority to `niceness`. On Linux a niceness belongs to a
+ * thread: the calling thread and the threads (workers) it starts afterwards get it.
+ */
+export function lowerOwnPriority(niceness: number): void {
+  try {
+    setPriority(niceness);
+  } catch { /* at normal priority it still runs */ }
+}
 
 export interface DetachedOptions {
   /** Added to this process's environment. */

@@ -141,3 +141,53 @@ console.log(JSON.stringify({ p, code: o.code }));`,
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "a program run with PERMISSION_FLAGS can lower its own priority (the backfill's worker, the hook's pass)",
+  ignore: Deno.build.os !== "linux",
+  async fn() {
+    const dir = await Deno.makeTempDir({ prefix: "terminus-nice-" });
+    try {
+      const script = join(dir, "probe.ts");
+      const spawn = new URL("../core/spawn.ts", import.meta.url).href;
+      const constants = new URL("../core/constants.ts", import.meta.url).href;
+      await Deno.writeTextFile(
+        script,
+        `import { lowerOwnPriority } from ${JSON.stringify(spawn)};
+import { BACKFILL_NICENESS } from ${JSON.stringify(constants)};
+lowerOwnPriority(BACKFILL_NICENESS);
+console.log(Deno.pid);
+// held until the test has read its niceness
+for await (const _ of Deno.stdin.readable) { /* until closed */ }`,
+      );
+      const child = new Deno.Command(Deno.execPath(), {
+        args: ["run", ...PERMISSION_FLAGS, script],
+        cwd: dir,
+        stdin: "piped",
+        stdout: "piped",
+        stderr: "piped",
+        env: { NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+      }).spawn();
+      const reader = child.stdout.getReader();
+      let said = "";
+      while (!said.includes("\n")) {
+        const r = await reader.read();
+        if (r.done) break;
+        said += new TextDecoder().decode(r.value);
+      }
+      reader.releaseLock();
+      // /proc is closed to the permissions; ps reads the niceness of the process's main thread
+      const ni = said.trim() === "" ? "" : new TextDecoder().decode(
+        (await new Deno.Command("ps", { args: ["-o", "ni=", "-p", said.trim()], stdout: "piped" })
+          .output()).stdout,
+      ).trim();
+      await child.stdin.close();
+      const out = await child.output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      assert.equal(ni, "19");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
