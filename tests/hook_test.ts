@@ -189,6 +189,55 @@ Deno.test("hook: stdin that stays open and sends nothing: exit 0, nothing on std
   }
 });
 
+Deno.test("hook: an event already in the pipe is read however late the hook runs (stopped past the 500 ms limit, then continued)", async () => {
+  await using sb = await hookSandbox();
+  const stamp = join(sb.data, "PASS_STARTED");
+  // stopped twice: once just after it was started, once after it claimed its pass (just before
+  // its stdin wait); each stall lasts past the stdin limit, measured by the wall clock
+  for (const when of ["at start", "in its wait"] as const) {
+    await Deno.remove(stamp).catch(() => {});
+    const id = sid(when === "at start" ? 0xf1 : 0xf2);
+    const child = new Deno.Command(Deno.execPath(), {
+      args: cliArgs(["hook", "UserPromptSubmit"]),
+      cwd: sb.dir,
+      env: sb.env,
+      clearEnv: true,
+      stdin: "piped",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    if (when === "in its wait") {
+      while (!(await exists(stamp))) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    child.kill("SIGSTOP");
+    // the whole event, with stdin left open: only the object's end tells the hook it is whole
+    const w = child.stdin.getWriter();
+    await w.write(new TextEncoder().encode(
+      JSON.stringify(promptPayload(id, ALPHA, "what is in src/worker/S.ts?")),
+    ));
+    await new Promise((r) => setTimeout(r, 3 * 500));
+    child.kill("SIGCONT");
+    const out = await child.output();
+    await w.close().catch(() => {});
+    const err = new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 0, `${when}: ${err}`);
+    assert.doesNotMatch(err, /stdin/, `${when}: the event in the pipe was not read`);
+    assert.equal(err, "", when);
+    // it decided on the event it read: the decision log names its session
+    await settleDetached(sb);
+    const logged = [
+      ...queued(sb),
+      ...(await exists(sb.store)
+        ? query<{ doc: string }>(sb.store, "SELECT doc FROM decisions").map((r) =>
+          JSON.parse(r.doc)
+        )
+        : []),
+    ];
+    assert.ok(logged.some((d) => d.session_id === id), `${when}: no decision logged for ${id}`);
+  }
+});
+
 Deno.test("hook: stdin over 1 MiB and stdin that is not a JSON object: exit 0, silent, one stderr line", async () => {
   await using sb = await hookSandbox();
   await alphaWorld(sb);
