@@ -31,7 +31,7 @@ const ROUNDS = Number(Deno.env.get("TERMINUS_BENCH_DEADLINE_ROUNDS") ?? 20);
 const VARIANTS = ["hook", "idle", "after", "none"] as const;
 type Variant = typeof VARIANTS[number];
 const DEADLINE = /past the 50 ms deadline/;
-/** How the bench starts the backfill: as the launcher does (`normal`), or under nice / chrt -i. */
+/** How the bench starts the backfill: as the product does (`normal`), under `nice` or `chrt -i`. */
 const BACKFILL_AT = Deno.env.get("TERMINUS_BENCH_DEADLINE_BACKFILL") ?? "normal";
 
 interface Sample {
@@ -224,8 +224,10 @@ export const section: Section = {
       await keeper;
     }
     notes.push(
-      `backfill --work started by the bench ${
-        BACKFILL_AT === "normal" ? "at normal priority" : `under ${BACKFILL_AT}`
+      `backfill --work started ${
+        BACKFILL_AT === "normal"
+          ? "as terminus backfill starts it (the worker lowers its own priority)"
+          : `under ${BACKFILL_AT === "nice" ? "nice -n 19" : "chrt -i 0"}`
       } (TERMINUS_BENCH_DEADLINE_BACKFILL), ${backfills} in turn, one running throughout`,
     );
     const floorBusy = pct(busyFloors, 0.5);
