@@ -108,7 +108,9 @@ Deno.test("release.yml: deno compile runs with core/context.ts's compiled permis
   const banned = ["--allow-net", "--allow-ffi", "--allow-all", "--allow-import"];
   for (const bad of banned) assert.ok(!RELEASE.includes(bad), `no ${bad}`);
   // sys access only to lower a priority (the hook's pass, the backfill's worker)
-  for (const m of RELEASE.matchAll(/--allow-sys\S*/g)) assert.equal(m[0], "--allow-sys=setPriority");
+  for (const m of RELEASE.matchAll(/--allow-sys\S*/g)) {
+    assert.equal(m[0], "--allow-sys=setPriority");
+  }
   assert.ok(!words.includes("-A"), "never -A");
   assert.ok(words.includes("--frozen"), "the lockfile is frozen");
 });
