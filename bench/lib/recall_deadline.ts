@@ -1,7 +1,7 @@
 /**
  * Deadline misses: the real `terminus hook UserPromptSubmit` process, spawned as Claude Code
  * spawns it, on prompts that name archived things, idle and while a backfill of another store
- * runs on both cores. A prompt whose hook found turns either hands them over (stdout) or says
+ * (`backfill --work`) runs on both cores. A prompt whose hook found turns either hands them over (stdout) or says
  * it ran past the deadline (stderr); the miss share is the second over both.
  */
 import { join } from "node:path";
@@ -28,7 +28,7 @@ export interface DeadlineRun {
 
 /**
  * Runs each prompt once through the hook against `scn`'s store, a person's pause apart. With
- * `backfill`, a `terminus ingest` of that scenario runs the whole time (started first, stopped
+ * `backfill`, a `terminus backfill --work` of that scenario runs the whole time (started first, stopped
  * by its pid at the end if it has not finished).
  */
 export async function deadlineRun(
@@ -52,7 +52,14 @@ export async function deadlineRun(
   let bfDone = false;
   if (backfill) {
     bf = new Deno.Command(Deno.execPath(), {
-      args: ["run", ...permissionFlags(Deno.execPath()), join(repo, "mod.ts"), "ingest"],
+      // the backfill's own worker, at the priority it gives itself
+      args: [
+        "run",
+        ...permissionFlags(Deno.execPath()),
+        join(repo, "mod.ts"),
+        "backfill",
+        "--work",
+      ],
       cwd: repo,
       env: scenarioEnv(backfill),
       stdin: "null",
