@@ -145,7 +145,11 @@ function childEnv(sb: Sandbox, extra: CliOptions["env"]): Record<string, string>
 export function cliCommand(
   sb: Sandbox,
   args: string[],
-  opts: CliOptions & { stdout?: "piped" | "null"; stderr?: "piped" | "null" } = {},
+  opts: CliOptions & {
+    stdin?: "piped" | "null";
+    stdout?: "piped" | "null";
+    stderr?: "piped" | "null";
+  } = {},
 ): Deno.Command {
   const argv = opts.program ? [opts.program, ...args] : [Deno.execPath(), ...cliArgs(args)];
   const [cmd, ...rest] = opts.asUser && Deno.uid() === 0
@@ -156,7 +160,7 @@ export function cliCommand(
     cwd: opts.cwd ?? sb.dir,
     env: childEnv(sb, opts.env),
     clearEnv: true,
-    stdin: "null",
+    stdin: opts.stdin ?? "null",
     stdout: opts.stdout ?? "piped",
     stderr: opts.stderr ?? "piped",
   });

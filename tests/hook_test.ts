@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { cliArgs, cliOk, exists, query, type Sandbox, writeConfig } from "./helpers.ts";
+import { cliCommand, cliOk, exists, query, type Sandbox, writeConfig } from "./helpers.ts";
 import {
   additionalContext,
   ALPHA,
@@ -161,15 +161,7 @@ Deno.test("hook: a missing event and an unknown event exit 2 with nothing on std
 Deno.test("hook: stdin that stays open and sends nothing: exit 0, nothing on stdout, one line on stderr", async () => {
   await using sb = await hookSandbox();
   for (const event of ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"]) {
-    const child = new Deno.Command(Deno.execPath(), {
-      args: cliArgs(["hook", event]),
-      cwd: sb.dir,
-      env: sb.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = cliCommand(sb, ["hook", event], { stdin: "piped" }).spawn();
     // stdin is never written and never closed; a hook that waited for it would never exit,
     // so a safety net kills it and the test fails rather than hangs
     let killed = false;
@@ -197,15 +189,7 @@ Deno.test("hook: an event already in the pipe is read however late the hook runs
   for (const when of ["at start", "in its wait"] as const) {
     await Deno.remove(stamp).catch(() => {});
     const id = sid(when === "at start" ? 0xf1 : 0xf2);
-    const child = new Deno.Command(Deno.execPath(), {
-      args: cliArgs(["hook", "UserPromptSubmit"]),
-      cwd: sb.dir,
-      env: sb.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
+    const child = cliCommand(sb, ["hook", "UserPromptSubmit"], { stdin: "piped" }).spawn();
     if (when === "in its wait") {
       while (!(await exists(stamp))) await new Promise((r) => setTimeout(r, 5));
       await new Promise((r) => setTimeout(r, 200));
