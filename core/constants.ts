@@ -59,6 +59,12 @@ export const TAIL_STEP_ROWS = 50;
 /** A pass commits its files in batches of at most this many bytes read, or this long. */
 export const PASS_BATCH_BYTES = 8 * 1024 * 1024;
 export const PASS_BATCH_MS = 250;
+/**
+ * FTS5's buffer of pending terms (its `hashsize`, kept in the index's config): at SQLite's
+ * default of 1 MiB a batch's terms were flushed as several segments, each merged back later;
+ * this holds one batch's terms, so a batch writes one segment.
+ */
+export const FTS_PENDING_BYTES = 8 * 1024 * 1024;
 /** A pass reads a transcript this many bytes at a time, so its memory is bounded whatever the file. */
 export const PASS_WINDOW_BYTES = 8 * 1024 * 1024;
 /**

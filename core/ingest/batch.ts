@@ -3,9 +3,9 @@
  * its segments once per batch instead of once per file, and a file's outcome is reported only
  * once the commit that holds it succeeded.
  */
-import { PASS_BATCH_BYTES, PASS_BATCH_MS } from "../constants.ts";
+import { FTS_PENDING_BYTES, PASS_BATCH_BYTES, PASS_BATCH_MS } from "../constants.ts";
 import { beginWrite, commitWrite, type Db } from "../store/db.ts";
-import { type FtsRow, insertFts } from "../store/derived.ts";
+import { type FtsRow, insertFts, setFtsPendingBytes } from "../store/derived.ts";
 import { rollback } from "../store/rollback.ts";
 import type { Found } from "../transcript/discover.ts";
 
@@ -37,6 +37,13 @@ export class Batch {
   open(): void {
     if (this.#open) return;
     beginWrite(this.db);
+    try {
+      // a batch's terms in one segment (a store made before this setting gets it here)
+      setFtsPendingBytes(this.db, FTS_PENDING_BYTES);
+    } catch (e) {
+      rollback(this.db);
+      throw e;
+    }
     this.#open = true;
     this.#bytes = 0;
     this.#since = performance.now();

@@ -112,6 +112,20 @@ export function insertFts(db: Db, rows: FtsRow[]): void {
   for (const [id, body] of rows) ins.run(id, body);
 }
 
+/**
+ * Sets how many bytes of pending terms the search index buffers before it flushes them to a
+ * segment (FTS5's `hashsize`, stored in the index's config), when it is not that already.
+ * Inside a write transaction: a pass with nothing to write never writes it.
+ */
+export function setFtsPendingBytes(db: Db, bytes: number): void {
+  const r = cached(db, "SELECT v FROM turns_fts_config WHERE k = 'hashsize'").get() as
+    | { v: number }
+    | undefined;
+  if (r?.v === bytes) return;
+  // a literal: FTS5 refuses a bound parameter for a config value
+  db.exec(`INSERT INTO turns_fts(turns_fts, rank) VALUES ('hashsize', ${Math.trunc(bytes)})`);
+}
+
 /** A closed session that gains turns is open again, and its observation is due afresh. */
 export function reopenIfFinal(db: Db, sessionNo: number): void {
   db.prepare(

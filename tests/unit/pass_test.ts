@@ -3,9 +3,12 @@
  * a second pass over unchanged files adds nothing, an appended line is archived on its own.
  */
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { NOW, pass, type UnitBox, unitBox, withStore } from "./world.ts";
 import { appendTo, assertArchiveEqualsFiles, fixture, jsonl, writeTranscript } from "../helpers.ts";
 import { lastRun } from "../../core/store/runs.ts";
+import { FTS_PENDING_BYTES } from "../../core/constants.ts";
+import type { Db } from "../../core/store/db.ts";
 
 const ALPHA = "/nonexistent/terminus-unit/alpha";
 const ID1 = "11111111-1111-4111-8111-111111111111";
@@ -50,4 +53,26 @@ Deno.test("pass: unchanged files add nothing the second time; an appended line i
   assert.equal(third.run!.bytesRead, new TextEncoder().encode(line).length);
   assert.equal(third.run!.turnsAdded, 1);
   await assertArchiveEqualsFiles(box.store, box.claude, [a]);
+});
+
+Deno.test("pass: a pass that writes sets the search index's pending-term buffer to one batch's worth, and a no-op pass leaves it be", async () => {
+  await using box = await unitBox();
+  await transcript(box, ID1, "every_record.jsonl");
+  await pass(box, NOW);
+  const hashsize = (db: Db) =>
+    (db.prepare("SELECT v FROM turns_fts_config WHERE k = 'hashsize'").get() as
+      | { v: number }
+      | undefined)?.v;
+  assert.equal(await withStore(box, hashsize), FTS_PENDING_BYTES);
+  // a store whose index was set otherwise (by hand, or before this setting) is set back by
+  // the next pass that writes, and only by one that writes
+  const w = new DatabaseSync(box.store);
+  w.exec("INSERT INTO turns_fts(turns_fts, rank) VALUES ('hashsize', 4096)");
+  w.close();
+  const idle = await pass(box, new Date(NOW.getTime() + 60_000));
+  assert.equal(idle.run!.bytesRead, 0);
+  assert.equal(await withStore(box, hashsize), 4096);
+  await transcript(box, ID2, "compaction.jsonl");
+  await pass(box, new Date(NOW.getTime() + 120_000));
+  assert.equal(await withStore(box, hashsize), FTS_PENDING_BYTES);
 });
