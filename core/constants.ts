@@ -56,9 +56,13 @@ export const READY_OBSERVATION_CHARS = 4 * 1024 * 1024;
 export const BACKFILL_MAX_PASSES = 1000;
 /** The pass's tail steps (drain, labels) commit this many rows at a time, so a killed pass keeps its progress. */
 export const TAIL_STEP_ROWS = 50;
-/** A pass commits its files in batches of at most this many bytes read, or this long. */
-export const PASS_BATCH_BYTES = 8 * 1024 * 1024;
-export const PASS_BATCH_MS = 250;
+/**
+ * A pass commits its files in batches of at most this many bytes read, or this long (8 MiB /
+ * 250 ms until a 1.1 GB backfill showed 16 MiB / 500 ms writing a fifth fewer bytes, the same
+ * CPU and peak RSS: each COMMIT rewrites the random-keyed index pages it touched).
+ */
+export const PASS_BATCH_BYTES = 16 * 1024 * 1024;
+export const PASS_BATCH_MS = 500;
 /**
  * FTS5's buffer of pending terms (its `hashsize`, kept in the index's config): at SQLite's
  * default of 1 MiB a batch's terms were flushed as several segments, each merged back later;
