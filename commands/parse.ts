@@ -2,7 +2,7 @@
  * Turning a command's arguments into its Parsed values, by the options the command declares,
  * and running it. The dispatcher and the in-process tests share both, so they agree.
  */
-import type { Command, Parsed, Values } from "./types.ts";
+import type { Command, Options, Parsed, Values } from "./types.ts";
 import type { Context } from "../core/context.ts";
 import { type Outcome, outcome } from "../core/output.ts";
 import { errorText, UsageError } from "../core/errors.ts";
@@ -26,24 +26,74 @@ function joinNegativeValues(args: string[], options: Command["options"]): string
   return out;
 }
 
+/**
+ * The options as `node:util`'s strict parseArgs would read them, through `arg` (a few hundred
+ * lines with no imports): loading node:util starts Node compatibility, about 3-5 ms of every
+ * command's start that nothing else on the search path needs. The messages keep parseArgs'
+ * wording, which `parse` turns into the command's own.
+ */
+async function parseOptions(
+  argv: string[],
+  options: Options,
+  allowPositionals: boolean,
+): Promise<{ values: Record<string, unknown>; positionals: string[] }> {
+  // CommonJS: its export is the default export, in the checkout and in the bundle alike
+  const arg = (await import("arg")).default;
+  const spec: Record<string, typeof String | typeof Boolean | [typeof String] | string> = {};
+  for (const [name, o] of Object.entries(options)) {
+    spec[`--${name}`] = o.type === "boolean" ? Boolean : o.multiple ? [String] : String;
+    if (o.short) spec[`-${o.short}`] = `--${name}`;
+  }
+  const end = argv.indexOf("--");
+  for (const a of end < 0 ? argv : argv.slice(0, end)) {
+    // arg takes `--json=x` as the switch; parseArgs refuses it
+    const eq = /^--([^=]+)=/.exec(a);
+    if (eq && options[eq[1]]?.type === "boolean") {
+      throw new Error(`Option '--${eq[1]}' does not take an argument`);
+    }
+  }
+  let r: Record<string, unknown> & { _: string[] };
+  try {
+    r = arg(spec, { argv, permissive: false });
+  } catch (e) {
+    const code = (e as { code?: string }).code;
+    const name = /(-[^\s]+)$/.exec((e as Error).message.replace(/ \(alias for .*\)$/, ""))?.[1];
+    if (code === "ARG_UNKNOWN_OPTION") throw new Error(`Unknown option '${name}'`);
+    if (code?.startsWith("ARG_MISSING_REQUIRED")) {
+      throw new Error(`Option '${name} <value>' argument missing`);
+    }
+    throw e;
+  }
+  if (!allowPositionals && r._.length) {
+    throw new Error(
+      `Unexpected argument '${r._[0]}'. This command does not take positional arguments`,
+    );
+  }
+  const values: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(r)) {
+    if (k === "_") continue;
+    const key = typeof spec[k] === "string" ? (spec[k] as string) : k;
+    values[key.slice(2)] = v;
+  }
+  return { values, positionals: r._ };
+}
+
 export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
   if (cmd.plainArgs) {
-    // Skips node:util (about 7 ms of start-up, which the hook cannot spare): no option at all.
+    // Skips the option parser, which the hook's start-up cannot spare: no option at all.
     const option = args.find((a) => a.startsWith("-"));
     if (option) throw new UsageError(`${cmd.name}: unknown option '${option}'`);
     return { values: {}, positionals: args, json: false, rawArgs: args, subcommand: null };
   }
-  const { parseArgs } = await import("node:util");
   const options = { ...cmd.options };
   if (cmd.json) options.json = { type: "boolean" };
   let parsed: Omit<Parsed, "subcommand">;
   try {
-    const { values, positionals } = parseArgs({
-      args: joinNegativeValues(args, options),
+    const { values, positionals } = await parseOptions(
+      joinNegativeValues(args, options),
       options,
-      strict: true,
-      allowPositionals: cmd.positionals,
-    });
+      cmd.positionals,
+    );
     const json = values.json === true;
     delete (values as Record<string, unknown>).json;
     parsed = { values: values as Values, positionals, json, rawArgs: args };

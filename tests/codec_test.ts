@@ -89,3 +89,32 @@ Deno.test("a frame that cannot be read whole throws, naming the most it may hold
   summed[summed.length - 1] ^= 0xff;
   assert.throws(() => decompress(summed), /not a whole zstd frame/);
 });
+
+Deno.test("the vendored decoder is zstandard-wasm's, byte for byte, and answers as it does", async () => {
+  const { ZSTD_WASM_BASE64, ZSTD_WASM_SHA256 } = await import("../core/store/zstd_wasm.ts");
+  const wasm = Uint8Array.fromBase64(ZSTD_WASM_BASE64);
+  const sha = new Uint8Array(await crypto.subtle.digest("SHA-256", wasm)).toHex();
+  assert.equal(sha, ZSTD_WASM_SHA256);
+  // the package itself, loaded its own way: the same frames give the same bytes or nothing
+  const pkg = (await import("zstandard-wasm")).default;
+  await pkg.loadWASM();
+  const raw = bytes(BLOCK_BYTES, 11, false);
+  const frame = compress(raw);
+  const frames: [Uint8Array, number][] = [
+    [frame, BLOCK_BYTES],
+    [compress(bytes(777, 2, true)), 777],
+    [frame.subarray(0, frame.length - 9), BLOCK_BYTES],
+    [frame, 1000],
+    [new TextEncoder().encode("not a frame at all"), BLOCK_BYTES],
+  ];
+  for (const [f, capacity] of frames) {
+    const theirs = pkg.decompress(f, capacity);
+    let ours: Uint8Array;
+    try {
+      ours = decompress(f, capacity);
+    } catch {
+      ours = new Uint8Array(0);
+    }
+    assert.deepEqual(ours, theirs, `${f.length} byte frame, capacity ${capacity}`);
+  }
+});

@@ -2,9 +2,9 @@
  * Block framing: each block is one independent zstd frame (level 3, no dictionary) and a
  * BLAKE3 hash of its uncompressed bytes. Frames are written by the runtime's native zstd
  * (node:zlib, about 1 GB/s) and read by zstd's own decoder compiled to WebAssembly
- * (zstandard-wasm): a process that only reads, `terminus search` above all, is spared
- * node:zlib's start-up (about 9 ms beyond what parseArgs already loads), and the decoder is
- * ready in about 2.5. BLAKE3 is hash-wasm. Each is loaded on first use, so a no-op pass or a
+ * (zstandard-wasm's, vendored): a process that only reads, `terminus search` above all, is
+ * spared node:zlib's start-up (about 12 ms) and node's compatibility layer, and the decoder
+ * is ready in about 1.5. BLAKE3 is hash-wasm. Each is loaded on first use, so a no-op pass or a
  * search with no hit to excerpt pays for none of them.
  */
 import { BLOCK_BYTES, ZSTD_LEVEL } from "../constants.ts";
@@ -12,7 +12,14 @@ import { concat } from "../bytes.ts";
 
 type Zlib = typeof import("node:zlib");
 type Hasher = Awaited<ReturnType<typeof import("hash-wasm").createBLAKE3>>;
-type Decoder = typeof import("zstandard-wasm").default;
+/** zstd's decompressor as zstandard-wasm builds it: emscripten's malloc/free and the call. */
+interface ZstdExports {
+  memory: WebAssembly.Memory;
+  malloc(n: number): number;
+  free(p: number): void;
+  ZSTD_decompress(dst: number, dstCapacity: number, src: number, srcSize: number): number;
+}
+type Decoder = { decompress(frame: Uint8Array, capacity: number): Uint8Array };
 
 let zlib: Zlib | undefined;
 let decoder: Decoder | undefined;
@@ -37,13 +44,37 @@ export async function initFramer(): Promise<void> {
   if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
 }
 
-/** For reading blocks only: the decoder, without the encoder or BLAKE3. */
+/**
+ * For reading blocks only: the decoder, without the encoder or BLAKE3. It is zstandard-wasm's
+ * WebAssembly, vendored byte for byte (core/store/zstd_wasm.ts), driven the way that package
+ * drives it: the package's own loader reads its base64 through node:buffer, and that one
+ * import starts node's compatibility layer, about 3 ms of every search that excerpts.
+ */
 export async function initReader(): Promise<void> {
-  if (!decoder) {
-    const d = (await import("zstandard-wasm")).default;
-    await d.loadWASM();
-    decoder = d;
-  }
+  if (decoder) return;
+  const { ZSTD_WASM_BASE64 } = await import("./zstd_wasm.ts");
+  let heap: Uint8Array;
+  const { instance } = await WebAssembly.instantiate(Uint8Array.fromBase64(ZSTD_WASM_BASE64), {
+    // the module's memory grew: views over the old buffer are detached
+    env: { emscripten_notify_memory_growth: () => heap = new Uint8Array(zstd.memory.buffer) },
+  });
+  const zstd = instance.exports as unknown as ZstdExports;
+  heap = new Uint8Array(zstd.memory.buffer);
+  decoder = {
+    decompress(frame, capacity) {
+      const src = zstd.malloc(frame.byteLength);
+      const dst = zstd.malloc(capacity);
+      try {
+        heap.set(frame, src);
+        // a size_t: an error code is above every real size, and reads as negative here
+        const n = zstd.ZSTD_decompress(dst, capacity, src, frame.byteLength);
+        return n > 0 && n <= capacity ? heap.slice(dst, dst + n) : new Uint8Array(0);
+      } finally {
+        zstd.free(src);
+        zstd.free(dst);
+      }
+    },
+  };
 }
 
 export function blake3(data: Uint8Array): Uint8Array {
