@@ -110,7 +110,7 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [
-    `--v8-flags=--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
+    `--v8-flags=--min-semi-space-size=${SEMI_SPACE_MIB},--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
     LAZY_IMPORTS_FLAG,
     "--quiet",
     "--no-prompt",
