@@ -80,7 +80,7 @@ export function rewriteUuids(text: string, c: number, memo: Map<string, string>)
 
 interface Manifest {
   version: number;
-  tarball: { size: number; mtimeMs: number };
+  tarball: { size: number; sha256: string };
   corpora: { name: string; copies: number; files: number; bytes: number }[];
 }
 
@@ -121,11 +121,37 @@ export async function prepareScaleCorpora(
   rebuild = false,
 ): Promise<ScaleCorpora> {
   const dir = scaleDir();
-  const st = Deno.statSync(SHARED_REAL_TARBALL);
-  const tarball = { size: st.size, mtimeMs: st.mtime?.getTime() ?? 0 };
+  // by content: the shared folder is laid out anew for each session, with new mtimes
+  const bytes = Deno.readFileSync(SHARED_REAL_TARBALL);
+  const sha256 = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)).toHex();
+  const tarball = { size: bytes.length, sha256 };
+  return await withScaleLock(dir, () => prepareLocked(dir, tarball, rebuild, log));
+}
+
+/**
+ * Runs `fn` holding the scale folder's lock: one builder of corpora or stores at a time, since
+ * two benches building at once would delete each other's files.
+ */
+export async function withScaleLock<T>(dir: string, fn: () => Promise<T>): Promise<T> {
+  Deno.mkdirSync(dir, { recursive: true });
+  const lock = Deno.openSync(join(dir, ".lock"), { create: true, write: true });
+  await lock.lock(true);
+  try {
+    return await fn();
+  } finally {
+    lock.close();
+  }
+}
+
+async function prepareLocked(
+  dir: string,
+  tarball: Manifest["tarball"],
+  rebuild: boolean,
+  log: (m: string) => void,
+): Promise<ScaleCorpora> {
   const m = readManifest(dir);
   const fresh = m !== null && !rebuild && m.version === SCALE_VERSION &&
-    m.tarball.size === tarball.size && m.tarball.mtimeMs === tarball.mtimeMs &&
+    m.tarball.size === tarball.size && m.tarball.sha256 === tarball.sha256 &&
     SCALE_SIZES.every((s) => m.corpora.some((c) => c.name === s.name && c.copies === s.copies));
   const corpora = (mf: Manifest) =>
     SCALE_SIZES.map((s) => {
@@ -134,7 +160,6 @@ export async function prepareScaleCorpora(
     });
   if (fresh) return { dir, built: "cached", corpora: corpora(m) };
 
-  Deno.mkdirSync(dir, { recursive: true });
   rmrf(join(dir, "manifest.json"));
   // the stores were made from the old corpora: they go too
   for (const s of SCALE_SIZES) {

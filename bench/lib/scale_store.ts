@@ -7,7 +7,7 @@
  */
 import { join } from "node:path";
 import { ingest, type Scenario, scenario } from "./terminus.ts";
-import type { ScaleCorpus } from "./scale_corpus.ts";
+import { type ScaleCorpus, withScaleLock } from "./scale_corpus.ts";
 import { withStore } from "./store.ts";
 
 /** Bumped when the settled store must be remade (not for a schema change: a pass migrates). */
@@ -40,6 +40,15 @@ export interface SettledStore {
 
 /** The corpus's settled store, made now unless a current one is there. */
 export async function settledStore(
+  scaleDir: string,
+  repo: string,
+  c: ScaleCorpus,
+  log: (m: string) => void,
+): Promise<SettledStore> {
+  return await withScaleLock(scaleDir, () => settledLocked(scaleDir, repo, c, log));
+}
+
+async function settledLocked(
   scaleDir: string,
   repo: string,
   c: ScaleCorpus,
