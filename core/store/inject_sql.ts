@@ -14,16 +14,24 @@ export interface BriefSession {
   lastTurnAt: string | null;
 }
 
-/** The project's newest session that is not a subagent's and holds a turn. */
+/**
+ * The project's newest session that is not a subagent's and holds a turn: newest by its last
+ * turn, then by number; one with no time only when none has one. Each read walks
+ * `session_meta_project_recent` from the newest end and stops at the first that qualifies, so
+ * it costs the same whatever the project holds (a busy project has thousands of sessions).
+ */
 export function newestSession(db: Db, vis: Visibility): BriefSession | null {
   const w = visibleWhere(vis);
-  const r = db.prepare(
-    `SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
-       m.branch AS branch, m.last_turn_at AS lastTurnAt
-     FROM sessions s JOIN session_meta m ON m.session_no = s.session_no
-     WHERE ${w.sql} AND m.parent_session_key IS NULL AND m.turn_count > 0
-     ORDER BY m.last_turn_at IS NULL, m.last_turn_at DESC, s.session_no DESC LIMIT 1`,
-  ).get(...w.params) as BriefSession | undefined;
+  const read = (when: string, order: string) =>
+    db.prepare(
+      `SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
+         m.branch AS branch, m.last_turn_at AS lastTurnAt
+       FROM session_meta m JOIN sessions s ON s.session_no = m.session_no
+       WHERE ${w.sql} AND m.parent_session_key IS NULL AND m.turn_count > 0 AND ${when}
+       ORDER BY ${order} LIMIT 1`,
+    ).get(...w.params) as BriefSession | undefined;
+  const r = read("m.last_turn_at IS NOT NULL", "m.last_turn_at DESC, m.session_no DESC") ??
+    read("m.last_turn_at IS NULL", "m.session_no DESC");
   return r ?? null;
 }
 

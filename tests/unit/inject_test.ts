@@ -159,3 +159,39 @@ Deno.test("select: after a compaction only the dropped turns may be handed over"
   assert.deepEqual(s.chosen, [2]);
   assert.deepEqual(s.suppressed, [{ id: 1, why: "not dropped by the compaction" }]);
 });
+
+Deno.test("brief: the newest session is the one whose last turn is newest, ties to the higher number, read from the index's end", async () => {
+  await using box = await unitBox();
+  const project = "/nonexistent/terminus-unit/busy";
+  // archived in this order, so session numbers run against the times
+  const ends = ["2026-11-28T09:00:00Z", "2026-11-20T09:00:00Z", "2026-11-28T09:00:00Z"];
+  for (const [i, start] of ends.entries()) {
+    const s = new Session(`dddddddd-0000-4000-8000-00000000000${i}`, project, start);
+    s.user(`question ${i}`);
+    s.assistant(`answer ${i}`);
+    await s.write(box);
+    await pass(box, NOW);
+  }
+  const numbers = query<{ n: number; at: string }>(
+    box.store,
+    "SELECT session_no AS n, last_turn_at AS at FROM session_meta WHERE project = ? ORDER BY session_no",
+    project,
+  );
+  assert.equal(numbers.length, 3);
+  const brief = await withStore(box, (db) => {
+    const plan = db.prepare(
+      `EXPLAIN QUERY PLAN SELECT 1 FROM session_meta m WHERE m.project = ? AND m.last_turn_at IS NOT NULL
+       ORDER BY m.last_turn_at DESC, m.session_no DESC LIMIT 1`,
+    ).all(project) as { detail: string }[];
+    assert.ok(
+      plan.some((p) => /session_meta_project_recent/.test(p.detail)) &&
+        !plan.some((p) => /TEMP B-TREE/.test(p.detail)),
+      JSON.stringify(plan),
+    );
+    return buildBrief(db, { project, exclude: [] }, 6000, same);
+  });
+  assert.ok(brief);
+  // the first and third end at the same time: the third (the higher number) is the newest
+  assert.ok(brief.text.includes("It last answered: answer 2"), brief.text);
+  assert.equal(numbers[2].at, numbers[0].at);
+});
