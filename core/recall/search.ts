@@ -5,6 +5,7 @@
  */
 import type { Db } from "../store/db.ts";
 import { initReader } from "../store/codec.ts";
+import { startReader } from "../store/reader.ts";
 import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { excerptFor } from "./excerpt.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
@@ -64,6 +65,8 @@ export async function runSearch(
   db: Db,
   a: Args & { titles: boolean },
 ): Promise<SearchAnswer> {
+  // compiled off the main thread while the query runs; a search with no hit wastes only that
+  startReader();
   const hits = searchHits(db, a);
   const titles = a.titles ? searchTitles(db, a) : [];
   if (readsBlocks(hits)) await initReader();

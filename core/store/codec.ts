@@ -44,6 +44,17 @@ export async function initFramer(): Promise<void> {
   if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
 }
 
+let compiledDecoder: Promise<WebAssembly.Module> | undefined;
+
+/**
+ * Starts compiling the decoder (`base64` is core/store/zstd_wasm.ts's, imported by the caller:
+ * a hook must not load it) without waiting: WebAssembly compiles off the main thread, so a
+ * search that starts this before its ranking query gets the decoder compiled meanwhile.
+ */
+export function prepareReader(base64: string): void {
+  compiledDecoder ??= WebAssembly.compile(Uint8Array.fromBase64(base64));
+}
+
 /**
  * For reading blocks only: the decoder, without the encoder or BLAKE3. It is zstandard-wasm's
  * WebAssembly, vendored byte for byte (core/store/zstd_wasm.ts), driven the way that package
@@ -52,9 +63,9 @@ export async function initFramer(): Promise<void> {
  */
 export async function initReader(): Promise<void> {
   if (decoder) return;
-  const { ZSTD_WASM_BASE64 } = await import("./zstd_wasm.ts");
+  if (!compiledDecoder) prepareReader((await import("./zstd_wasm.ts")).ZSTD_WASM_BASE64);
   let heap: Uint8Array;
-  const { instance } = await WebAssembly.instantiate(Uint8Array.fromBase64(ZSTD_WASM_BASE64), {
+  const instance = await WebAssembly.instantiate(await compiledDecoder!, {
     // the module's memory grew: views over the old buffer are detached
     env: { emscripten_notify_memory_growth: () => heap = new Uint8Array(zstd.memory.buffer) },
   });
