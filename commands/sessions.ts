@@ -45,7 +45,8 @@ const VERBS = [
 type Verb = typeof VERBS[number] | "list";
 
 /** Which options each verb takes (besides --json, which the registry adds). */
-const VERB_OPTIONS: Record<Exclude<Verb, "list">, string[]> = {
+const VERB_OPTIONS: Record<Verb, string[]> = {
+  list: ["project", "since", "until", "limit", "tag"],
   show: ["full", "no-pager", "raw"],
   export: ["format", "raw"],
   restore: ["to", "dry-run"],
@@ -377,7 +378,13 @@ export const command: Command = {
     options: VERB_OPTIONS,
     unknown: (word) => `sessions takes no argument '${word}'; its verbs are ${VERBS.join(", ")}`,
     notFirst: (verb) => `${verb} must come straight after sessions, before any option`,
-    option: (verb, k) => `sessions ${verb} takes no --${k}`,
+    option: (verb, k) => {
+      if (verb !== "list") return `sessions ${verb} takes no --${k}`;
+      const takers = VERBS.filter((v) => VERB_OPTIONS[v].includes(k));
+      return `sessions takes no --${k} without a verb (${takers.join(", ")} ${
+        takers.length > 1 ? "take" : "takes"
+      } it)`;
+    },
   },
   usage: [
     "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",

@@ -45,6 +45,15 @@ Deno.test("subcommands: each refusal as the command words it", async () => {
     await refused(["sessions", "tag", "1", "x", "--full"]),
     "sessions tag takes no --full",
   );
+  // a verb's option with no verb is refused, naming the verbs that take it
+  assert.equal(
+    await refused(["sessions", "--full"]),
+    "sessions takes no --full without a verb (show takes it)",
+  );
+  assert.equal(
+    await refused(["sessions", "--dry-run"]),
+    "sessions takes no --dry-run without a verb (restore, delete take it)",
+  );
   assert.equal(
     await refused(["observations", "--json", "regenerate"]),
     "regenerate must come straight after observations, before any option",
