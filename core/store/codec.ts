@@ -52,7 +52,10 @@ let compiledDecoder: Promise<WebAssembly.Module> | undefined;
  * search that starts this before its ranking query gets the decoder compiled meanwhile.
  */
 export function prepareReader(base64: string): void {
-  compiledDecoder ??= WebAssembly.compile(Uint8Array.fromBase64(base64));
+  if (compiledDecoder) return;
+  compiledDecoder = WebAssembly.compile(Uint8Array.fromBase64(base64));
+  // a search with no hit never awaits it: its failure is met by initReader's await, not here
+  compiledDecoder.catch(() => {});
 }
 
 /**
