@@ -171,10 +171,19 @@ export function readConfigText(path: string): string | null {
   }
   try {
     // checked again on the open file: the name may have been swapped since the stat
-    if (!f.statSync().isFile) throw refuse("is not a regular file; it was not read");
-    const buf = new Uint8Array(CONFIG_BYTES_MAX + 1);
+    const open = f.statSync();
+    if (!open.isFile) throw refuse("is not a regular file; it was not read");
+    // sized by the file (one byte more, to see it grow), not by the most it may be: a 1 MiB
+    // buffer is 256 pages every command and hook would touch for a file of a few lines
+    let buf = new Uint8Array(Math.min(open.size, CONFIG_BYTES_MAX) + 1);
     let n = 0;
-    while (n < buf.length) {
+    while (true) {
+      if (n === buf.length) {
+        if (buf.length > CONFIG_BYTES_MAX) break;
+        const more = new Uint8Array(Math.min(2 * buf.length, CONFIG_BYTES_MAX + 1));
+        more.set(buf);
+        buf = more;
+      }
       const got = f.readSync(buf.subarray(n));
       if (got === null || got === 0) break;
       n += got;
