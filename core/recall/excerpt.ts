@@ -46,11 +46,7 @@ export function fold(text: string): string {
  */
 function firstMatch(lower: string, folded: string[], inOrder: string[]): number {
   if (inOrder.length > 1) {
-    const re = new RegExp(
-      inOrder.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^\\p{L}\\p{N}]+"),
-      "u",
-    );
-    const m = re.exec(lower);
+    const m = inOrderPattern(inOrder).exec(lower);
     if (m) return m.index;
   }
   let at = -1;
@@ -59,6 +55,26 @@ function firstMatch(lower: string, folded: string[], inOrder: string[]): number 
     if (i >= 0 && (at < 0 || i < at)) at = i;
   }
   return at;
+}
+
+const patterns = new Map<string, RegExp>();
+
+/**
+ * The words in order as one pattern, made once per query rather than twice per hit: a pattern
+ * with Unicode classes costs more to compile than to run on one turn's text.
+ */
+function inOrderPattern(inOrder: string[]): RegExp {
+  const key = inOrder.join("\u0000");
+  let re = patterns.get(key);
+  if (!re) {
+    re = new RegExp(
+      inOrder.map((w) => w.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("[^\\p{L}\\p{N}]+"),
+      "u",
+    );
+    if (patterns.size > 100) patterns.clear(); // the MCP server lives long
+    patterns.set(key, re);
+  }
+  return re;
 }
 
 /** Room kept either side of the first match before folding, far more than one excerpt needs. */
