@@ -5,7 +5,7 @@
 import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
-import { inheritedNiceness, processContext } from "./core/context.ts";
+import { processContext } from "./core/context.ts";
 import { VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
@@ -118,9 +118,6 @@ async function unknownCommand(name: string): Promise<never> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  // a detached pass a hook started lowers its own priority before anything else it does
-  const niceness = inheritedNiceness();
-  if (niceness !== null) (await import("./core/priority.ts")).lowerOwnPriority(niceness);
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h") {
     if (argv.length > 1) misuse(`${first} takes no arguments`);

@@ -9,7 +9,7 @@ import { resolveAll } from "../core/setup_context.ts";
 import { runBackfillPasses } from "../core/ingest/whole.ts";
 import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
 import { BACKFILL_NICENESS } from "../core/constants.ts";
-import { lowerOwnPriority } from "../core/priority.ts";
+import { lowerOwnPriority } from "../core/spawn.ts";
 
 const help: CommandHelp = {
   options: [],

@@ -2,7 +2,6 @@
  * What every command is handed: the environment (empty values count as unset) and the
  * directory the person typed the command in.
  */
-import { NICENESS_VAR } from "./spawn.ts";
 import { type Env, processEnv } from "./paths.ts";
 import { HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
@@ -55,18 +54,6 @@ export function processContext(): Context {
  * started carries it, and an installed `terminus` must answer for the directory it runs in.
  */
 export const TASK_CWD_VAR = "TERMINUS_TASK_CWD";
-
-/**
- * The niceness the process that started this one asked for (core/spawn.ts), taken out of the
- * environment at once so nothing this process starts inherits it; null when none was asked.
- */
-export function inheritedNiceness(): number | null {
-  const v = processEnv(NICENESS_VAR);
-  if (v === undefined) return null;
-  Deno.env.delete(NICENESS_VAR);
-  const n = Number(v);
-  return Number.isInteger(n) ? n : null;
-}
 
 function taskCwd(): string | undefined {
   const v = processEnv(TASK_CWD_VAR);

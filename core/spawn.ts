@@ -1,10 +1,15 @@
-/** Starting a process that outlives this one. */
+/** Starting a process that outlives this one, and lowering this one's priority. */
+import { setPriority } from "node:os";
 
 /**
- * The niceness a detached child is to take, passed in its environment: the child lowers its own
- * priority as its first act (mod.ts), so the parent (a hook) never loads node:os to do it.
+ * Lowers this process's scheduling priority to `niceness`. On Linux a niceness belongs to a
+ * thread: the calling thread and the threads (workers) it starts afterwards get it.
  */
-export const NICENESS_VAR = "TERMINUS_NICENESS";
+export function lowerOwnPriority(niceness: number): void {
+  try {
+    setPriority(niceness);
+  } catch { /* at normal priority it still runs */ }
+}
 
 export interface DetachedOptions {
   /** Added to this process's environment. */
@@ -19,14 +24,18 @@ export interface DetachedOptions {
  */
 export function spawnDetached(argv: string[], o: DetachedOptions = {}): void {
   const [cmd, ...args] = argv;
-  const env = o.niceness === undefined ? o.env : { ...o.env, [NICENESS_VAR]: String(o.niceness) };
   const child = new Deno.Command(cmd, {
     args,
-    env,
+    env: o.env,
     stdin: "null",
     stdout: "null",
     stderr: "null",
     detached: true,
   }).spawn();
+  if (o.niceness !== undefined) {
+    try {
+      setPriority(child.pid, o.niceness);
+    } catch { /* at normal priority it still runs */ }
+  }
   child.unref();
 }
