@@ -17,7 +17,7 @@ export interface BriefSession {
 /**
  * The project's newest session that is not a subagent's and holds a turn: newest by its last
  * turn, then by number; one with no time only when none has one. Each read walks
- * `session_meta_project_recent` from the newest end and stops at the first that qualifies, so
+ * `session_meta_project_recency` from the newest end and stops at the first that qualifies, so
  * it costs the same whatever the project holds (a busy project has thousands of sessions).
  */
 export function newestSession(db: Db, vis: Visibility): BriefSession | null {
@@ -60,9 +60,11 @@ export function lastReplyQuote(db: Db, sessionNo: number): Quote | null {
 
 export function projectTotals(db: Db, vis: Visibility): { sessions: number; turns: number } {
   const w = visibleWhere(vis);
+  // session_meta alone (a session's row and its meta row are deleted together), so
+  // session_meta_project_recency answers it without reading a table row
   const r = db.prepare(
     `SELECT count(*) AS sessions, COALESCE(sum(m.turn_count), 0) AS turns
-     FROM sessions s JOIN session_meta m ON m.session_no = s.session_no WHERE ${w.sql}`,
+     FROM session_meta m WHERE ${w.sql}`,
   ).get(...w.params) as { sessions: number; turns: number };
   return r;
 }

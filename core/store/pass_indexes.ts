@@ -5,8 +5,8 @@
  * partial where it can be, so it holds only the rows still waiting. `blocks_bytes` answers
  * `usage`'s archive table (each session's block bytes) from the index alone; SQLite keeps it
  * exact with every write, so the totals reconcile without a running total of our own.
- * `session_meta_project_recent` hands the brief a project's newest session from the index's
- * end instead of sorting every session of the project. Created on a pass's first
+ * `session_meta_project_recency` hands the brief a project's newest session from the index's
+ * end instead of sorting every session of the project, and its totals from the index alone. Created on a pass's first
  * use (IF NOT EXISTS), so a store from an earlier build needs no migration and no version.
  */
 import type { Db } from "./db.ts";
@@ -20,7 +20,8 @@ CREATE INDEX IF NOT EXISTS session_meta_session_id ON session_meta(session_id);
 CREATE INDEX IF NOT EXISTS decisions_unlabelled ON decisions(id) WHERE labelled = 0;
 CREATE INDEX IF NOT EXISTS runs_in_flight ON runs(id) WHERE duration_ms = ${IN_FLIGHT};
 CREATE INDEX IF NOT EXISTS blocks_bytes ON blocks(session_no, length(bytes));
-CREATE INDEX IF NOT EXISTS session_meta_project_recent ON session_meta(project, last_turn_at);
+CREATE INDEX IF NOT EXISTS session_meta_project_recency
+  ON session_meta(project, last_turn_at, session_no, turn_count);
 `;
 
 export function ensurePassIndexes(db: Db): void {

@@ -184,7 +184,7 @@ Deno.test("brief: the newest session is the one whose last turn is newest, ties 
        ORDER BY m.last_turn_at DESC, m.session_no DESC LIMIT 1`,
     ).all(project) as { detail: string }[];
     assert.ok(
-      plan.some((p) => /session_meta_project_recent/.test(p.detail)) &&
+      plan.some((p) => /session_meta_project_recency/.test(p.detail)) &&
         !plan.some((p) => /TEMP B-TREE/.test(p.detail)),
       JSON.stringify(plan),
     );
