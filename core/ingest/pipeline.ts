@@ -287,8 +287,9 @@ export class Archiver {
     return { committed: true, bytesRead: p.input.end, turnsAdded: r.turnsAdded };
   }
 
+  /** The file's key, read off its path once per pass (ordering and archiving both ask). */
   keyOf(found: Found): KeyInfo {
-    return keyFor(found.path, this.input.only !== undefined || found.link === true);
+    return found.key ??= keyFor(found.path, this.input.only !== undefined || found.link === true);
   }
 
   /** Archives the files in order, one transaction each, reporting each file's outcome. */

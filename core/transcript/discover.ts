@@ -5,13 +5,15 @@
  */
 import { join } from "../posix.ts";
 import { errorText } from "../errors.ts";
-import { AGENT_JSONL, UUID_JSONL } from "./session_key.ts";
+import { AGENT_JSONL, type KeyInfo, UUID_JSONL } from "./session_key.ts";
 
 export interface Found {
   path: string;
   projectFolder: string;
   /** The entry is a symlink (its key is read from the file it points at). */
   link?: boolean;
+  /** Its key, kept by the pass the first time it is read off the path (see `Archiver.keyOf`). */
+  key?: KeyInfo;
 }
 
 export interface Discovery {
@@ -79,7 +81,7 @@ function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
     return;
   }
   for (const ent of entries) {
-    const p = join(dir, ent.name);
+    const p = `${dir}/${ent.name}`; // an entry's name is one segment: nothing to normalize
     if (ent.isDirectory && !ent.isSymlink) {
       if (ent.name === "tool-results") continue;
       walkAgents(p, projectFolder, out);
@@ -116,7 +118,9 @@ export function discover(roots: string[], exclude: string[]): Discovery {
         continue;
       }
       for (const ent of entries) {
-        const p = join(folder, ent.name);
+        // an entry's name is one segment, so the path needs no normalizing (join split and
+        // rebuilt every path, a few ms of a pass over thousands of transcripts)
+        const p = `${folder}/${ent.name}`;
         if (ent.isDirectory && !ent.isSymlink) {
           if (ent.name === "tool-results") continue;
           walkAgents(p, folder, out);

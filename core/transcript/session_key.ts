@@ -48,6 +48,24 @@ export function keyFor(path: string, resolveLinks = true): KeyInfo {
       // a file that vanished keeps the path it was found at
     }
   }
+  // the shape of nearly every transcript, `<root>/projects/<folder>/<uuid>.jsonl`, read off
+  // its last three slashes: what the loop below finds first for it, without splitting the path
+  const a = canonical.lastIndexOf("/");
+  const b = a > 0 ? canonical.lastIndexOf("/", a - 1) : -1;
+  if (b > 0) {
+    const c = canonical.lastIndexOf("/", b - 1);
+    const name = canonical.slice(a + 1);
+    if (canonical.slice(c + 1, b) === "projects" && UUID_JSONL.test(name)) {
+      return {
+        sessionKey: name,
+        canonical,
+        parentKey: null,
+        isSidecar: false,
+        fileSessionId: name.slice(0, -6),
+        projectFolder: canonical.slice(0, a),
+      };
+    }
+  }
   const segs = canonical.split("/");
   for (let i = segs.length - 3; i >= 0; i--) {
     if (segs[i] !== "projects") continue;
