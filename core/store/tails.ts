@@ -29,23 +29,16 @@ export function ensureTails(db: Db): void {
   )`);
 }
 
-export function allTails(db: Db): Map<number, Tail> {
-  const m = new Map<number, Tail>();
-  const rows = cachedArrays(
+/** The tail kept for one session, or null (a pass reads it only for a file whose size or mtime moved). */
+export function tailOf(db: Db, sessionNo: number): Tail | null {
+  const r = cachedArrays(
     db,
-    "SELECT session_no, offset, len, hash, size, mtime_ms FROM file_tails",
-  ).all() as unknown as [number, number, number, number, number, number | null][];
-  for (const r of rows) {
-    m.set(r[0], {
-      sessionNo: r[0],
-      offset: r[1],
-      len: r[2],
-      hash: r[3],
-      size: r[4],
-      mtimeMs: r[5],
-    });
-  }
-  return m;
+    "SELECT session_no, offset, len, hash, size, mtime_ms FROM file_tails WHERE session_no = ?",
+  ).get(sessionNo) as unknown as
+    | [number, number, number, number, number, number | null]
+    | undefined;
+  if (!r) return null;
+  return { sessionNo: r[0], offset: r[1], len: r[2], hash: r[3], size: r[4], mtimeMs: r[5] };
 }
 
 export function putTail(db: Db, t: Tail): void {
