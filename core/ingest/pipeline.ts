@@ -47,6 +47,9 @@ export interface ArchiverInput {
   ready?: Map<number, ReadyObservation>;
 }
 
+/** A file with nothing to archive: one shared outcome (an idle pass returns it per file). */
+const NOTHING_NEW: FileOutcome = Object.freeze({ committed: false, bytesRead: 0, turnsAdded: 0 });
+
 export class Archiver {
   resolver = new ProjectResolver();
   notes: string[] = [];
@@ -110,7 +113,7 @@ export class Archiver {
       if (isExcluded(cfg, project)) {
         return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
       }
-      if (flags & SEEN_EVICTED) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+      if (flags & SEEN_EVICTED) return NOTHING_NEW;
       info = Deno.statSync(found.path);
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
@@ -119,19 +122,19 @@ export class Archiver {
       if (
         !this.tails.has(sessionNo) && info.size === offset && tailOffset === offset &&
         tailSize === info.size && tailMtimeMs !== null && tailMtimeMs === mtimeMs
-      ) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+      ) return NOTHING_NEW;
     }
     const state = this.stateOf(key.sessionKey);
     const tomb = state ? undefined : this.tombstones.get(key.sessionKey);
     if (tomb && buried(tomb, found.path)) {
       this.buriedFiles.add(found.path);
-      return { committed: false, bytesRead: 0, turnsAdded: 0 };
+      return NOTHING_NEW;
     }
     if (state && isExcluded(cfg, state.project)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
-    if (state?.evicted) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+    if (state?.evicted) return NOTHING_NEW;
     info ??= Deno.statSync(found.path);
     const size = info.size;
     const mtimeMs = info.mtime?.getTime() ?? null;
@@ -150,7 +153,7 @@ export class Archiver {
       );
       return this.prepare(found, { ...key, sessionKey: next });
     }
-    if (size === offset) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+    if (size === offset) return NOTHING_NEW;
 
     // one bounded window at a time: the caller comes back for the next one
     const w = nextWindow(found.path, offset, size);

@@ -5,14 +5,17 @@
  */
 import { join } from "../posix.ts";
 import { errorText } from "../errors.ts";
-import { AGENT_JSONL, type KeyInfo, UUID_JSONL } from "./session_key.ts";
+import { AGENT_JSONL, directKey, type KeyInfo, UUID_JSONL } from "./session_key.ts";
 
 export interface Found {
   path: string;
   projectFolder: string;
   /** The entry is a symlink (its key is read from the file it points at). */
   link?: boolean;
-  /** Its key, kept by the pass the first time it is read off the path (see `Archiver.keyOf`). */
+  /**
+   * Its key: set by discovery for a `<uuid>.jsonl` directly in a project folder, otherwise by
+   * the pass the first time it reads it off the path (see `Archiver.keyOf`).
+   */
   key?: KeyInfo;
 }
 
@@ -86,7 +89,7 @@ function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
       if (ent.name === "tool-results") continue;
       walkAgents(p, projectFolder, out);
     } else if ((ent.isFile || ent.isSymlink) && AGENT_JSONL.test(ent.name)) {
-      out.files.push({ path: p, projectFolder, link: ent.isSymlink });
+      out.files.push({ path: p, projectFolder, link: ent.isSymlink, key: undefined });
     }
   }
 }
@@ -124,10 +127,18 @@ export function discover(roots: string[], exclude: string[]): Discovery {
         if (ent.isDirectory && !ent.isSymlink) {
           if (ent.name === "tool-results") continue;
           walkAgents(p, folder, out);
+        } else if (ent.isFile && UUID_JSONL.test(ent.name)) {
+          // keyed here: a file directly in a project folder is keyed by its name
+          out.files.push({
+            path: p,
+            projectFolder: folder,
+            link: false,
+            key: directKey(p, folder, ent.name),
+          });
         } else if (
           (ent.isFile || ent.isSymlink) && (UUID_JSONL.test(ent.name) || AGENT_JSONL.test(ent.name))
         ) {
-          out.files.push({ path: p, projectFolder: folder, link: ent.isSymlink });
+          out.files.push({ path: p, projectFolder: folder, link: ent.isSymlink, key: undefined });
         }
       }
     }

@@ -35,6 +35,22 @@ function shapeOf(rest: string[]): { parentKey: string | null; isSidecar: boolean
 }
 
 /**
+ * The key of `<folder>/<name>`, a `<uuid>.jsonl` directly in a project folder (`folder` is
+ * `<root>/projects/<folder>`): its name. Discovery, which has just matched the name, keys
+ * such a file with it, without reading the path again.
+ */
+export function directKey(path: string, folder: string, name: string): KeyInfo {
+  return {
+    sessionKey: name,
+    canonical: path,
+    parentKey: null,
+    isSidecar: false,
+    fileSessionId: name.slice(0, -6),
+    projectFolder: folder,
+  };
+}
+
+/**
  * The key of a transcript path. `resolveLinks` resolves the file through symlinks (a linked
  * transcript takes the key of the file it points at); discovery asks for it only for entries
  * that are links, since the key never depends on a linked folder above the project folder.
@@ -56,14 +72,7 @@ export function keyFor(path: string, resolveLinks = true): KeyInfo {
     const c = canonical.lastIndexOf("/", b - 1);
     const name = canonical.slice(a + 1);
     if (canonical.slice(c + 1, b) === "projects" && UUID_JSONL.test(name)) {
-      return {
-        sessionKey: name,
-        canonical,
-        parentKey: null,
-        isSidecar: false,
-        fileSessionId: name.slice(0, -6),
-        projectFolder: canonical.slice(0, a),
-      };
+      return directKey(canonical, canonical.slice(0, a), name);
     }
   }
   const segs = canonical.split("/");

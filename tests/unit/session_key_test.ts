@@ -5,6 +5,8 @@
  * would archive a file again under a new key).
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
+import { discover } from "../../core/transcript/discover.ts";
 import { keyFor } from "../../core/transcript/session_key.ts";
 
 const ID = "0b7c6a5e-1d2f-4e3a-9b8c-7d6e5f4a3b2c";
@@ -42,4 +44,24 @@ Deno.test("shapes other than <uuid>.jsonl in a project folder keep their keys", 
     keyFor("/h/projects/-h-a/notes.jsonl", false).sessionKey,
     "/h/projects/-h-a/notes.jsonl",
   );
+});
+
+Deno.test("discovery keys a transcript in a project folder as keyFor does", async () => {
+  const root = await Deno.makeTempDir({ prefix: "terminus-keys-" });
+  try {
+    const folder = join(root, "projects", "-h-code-a");
+    await Deno.mkdir(join(folder, ID, "subagents"), { recursive: true });
+    await Deno.writeTextFile(join(folder, `${ID}.jsonl`), "{}\n");
+    await Deno.writeTextFile(join(folder, "agent-x1.jsonl"), "{}\n");
+    await Deno.writeTextFile(join(folder, ID, "subagents", "agent-x2.jsonl"), "{}\n");
+    const found = discover([root], []).files;
+    assert.deepEqual(found.length, 3);
+    for (const f of found) {
+      // set by discovery only where the name alone is the key; the rest are keyed by the pass
+      if (f.key) assert.deepEqual(f.key, keyFor(f.path, false));
+    }
+    assert.deepEqual(found.filter((f) => f.key).map((f) => f.key!.sessionKey), [`${ID}.jsonl`]);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
