@@ -138,8 +138,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   ensurePassIndexes(db);
   // what the pass last saw of every session, which also says whether recovery is due; read
   // again only when recovery or an upgrade changed something
-  let seen = readSeen(db);
-  if (await beforeArchiving(db, seen.recoveryDue, pass.notes, pass.errors)) seen = readSeen(db);
+  const withProject = input.cfg.exclude.length > 0;
+  let seen = readSeen(db, withProject);
+  if (await beforeArchiving(db, seen.recoveryDue, pass.notes, pass.errors)) {
+    seen = readSeen(db, withProject);
+  }
   pass.seen = seen.rows;
   pass.tombstones = allTombstones(db);
 

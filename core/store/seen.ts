@@ -16,6 +16,7 @@ export type SeenRow = [
   offset: number | null,
   /** SEEN_EVICTED | SEEN_DIVERGED | SEEN_RECOVER */
   flags: number,
+  /** null unless read `withProject` */
   project: string | null,
   /** The tail's watermark, file size and mtime at the last look; null when none was kept. */
   tailOffset: number | null,
@@ -28,14 +29,16 @@ export const SEEN_DIVERGED = 2;
 /** Recovery's first look (lineage.ts CANDIDATES_SQL) would pick this session's watermark. */
 export const SEEN_RECOVER = 4;
 
-const SEEN_SQL = `
+const seenSql = (project: string) => `
 SELECT s.session_key, s.session_no, w.offset,
        COALESCE(m.is_evicted, 0) + (COALESCE(m.transcript_diverged, 0) << 1) +
        ((w.session_no IS NOT NULL AND COALESCE(m.is_evicted, 0) = 0 AND
          COALESCE(m.uncompressed_len, 0) != w.stream_len) << 2),
-       m.project, t.offset, t.size, t.mtime_ms
+       ${project}, t.offset, t.size, t.mtime_ms
 FROM sessions s LEFT JOIN session_meta m USING (session_no)
   LEFT JOIN watermarks w USING (session_no) LEFT JOIN file_tails t USING (session_no)`;
+const SEEN_WITH_PROJECT = seenSql("m.project");
+const SEEN_SQL = seenSql("NULL");
 
 export interface Seen {
   rows: Map<string, SeenRow>;
@@ -43,11 +46,16 @@ export interface Seen {
   recoveryDue: boolean;
 }
 
-/** Every session as the pass last saw it, keyed by session_key. Needs file_tails (ensureTails). */
-export function readSeen(db: Db): Seen {
+/**
+ * Every session as the pass last saw it, keyed by session_key. Needs file_tails (ensureTails).
+ * The project is read only `withProject` (some project is excluded): it is the row's longest
+ * value, and without an exclude nothing asks for it.
+ */
+export function readSeen(db: Db, withProject: boolean): Seen {
   const rows = new Map<string, SeenRow>();
   let recoveryDue = false;
-  for (const r of cachedArrays(db, SEEN_SQL).all() as unknown as SeenRow[]) {
+  const sql = withProject ? SEEN_WITH_PROJECT : SEEN_SQL;
+  for (const r of cachedArrays(db, sql).all() as unknown as SeenRow[]) {
     rows.set(r[0], r);
     if (r[3] & SEEN_RECOVER) recoveryDue = true;
   }

@@ -197,3 +197,27 @@ Deno.test("the backfill's worker observes every closed session, 100 a pass", asy
     db.close();
   }
 });
+
+Deno.test("a settled session in a project excluded since is passed over and counted as excluded", async () => {
+  await using s = await setup();
+  const rand = prng(7);
+  const id = uuidFrom(rand);
+  // its folder does not name the project (as a worktree's would not), so discovery keeps it
+  // and only the project the store recorded says it is excluded
+  const text = syntheticSession({
+    sessionId: id,
+    cwd: CWD,
+    bytes: 2_000,
+    rand,
+    start: new Date(Date.UTC(2026, 5, 1)),
+  });
+  await writeTranscript(s.root, "/home/you/elsewhere", `${id}.jsonl`, text);
+  await runBackfillPasses(s.input);
+  const cfg = { ...s.input.cfg, exclude: [CWD] };
+  const r = await runWholePass({ ...s.input, cfg });
+  assert.deepEqual(r.run!.filesCommitted, 0);
+  assert.match(
+    r.run!.notes ?? "",
+    /1 transcript folder\(s\) or file\(s\) in excluded projects skipped/,
+  );
+});
