@@ -57,6 +57,17 @@ function counting(db: Db, c: Counter): Db {
   }) as DatabaseSync;
 }
 
+/** A session in CWD whose turns are months old (closed), starting `minute` minutes into a June day. */
+function closedSession(id: string, rand: ReturnType<typeof prng>, minute: number): string {
+  return syntheticSession({
+    sessionId: id,
+    cwd: CWD,
+    bytes: 2_000,
+    rand,
+    start: new Date(Date.UTC(2026, 5, 1, 0, minute)),
+  });
+}
+
 /**
  * `n` closed sessions (their turns are months old); every third one's first record names a
  * parent turn no session holds, so its continuation stays unresolved pass after pass.
@@ -66,13 +77,7 @@ async function writeSessions(root: string, from: number, n: number): Promise<str
   const rand = prng(1000 + from);
   for (let i = from; i < from + n; i++) {
     const id = uuidFrom(rand);
-    let text = syntheticSession({
-      sessionId: id,
-      cwd: CWD,
-      bytes: 2_000,
-      rand,
-      start: new Date(Date.UTC(2026, 5, 1, 0, i)),
-    });
+    let text = closedSession(id, rand, i);
     if (i % 3 === 0) {
       const lines = text.split("\n");
       const first = JSON.parse(lines[0]);
@@ -204,14 +209,7 @@ Deno.test("a settled session in a project excluded since is passed over and coun
   const id = uuidFrom(rand);
   // its folder does not name the project (as a worktree's would not), so discovery keeps it
   // and only the project the store recorded says it is excluded
-  const text = syntheticSession({
-    sessionId: id,
-    cwd: CWD,
-    bytes: 2_000,
-    rand,
-    start: new Date(Date.UTC(2026, 5, 1)),
-  });
-  await writeTranscript(s.root, "/home/you/elsewhere", `${id}.jsonl`, text);
+  await writeTranscript(s.root, "/home/you/elsewhere", `${id}.jsonl`, closedSession(id, rand, 0));
   await runBackfillPasses(s.input);
   const cfg = { ...s.input.cfg, exclude: [CWD] };
   const r = await runWholePass({ ...s.input, cfg });
