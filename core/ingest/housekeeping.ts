@@ -13,22 +13,28 @@ import {
   rebuildPendingFrom,
   transaction,
 } from "../store/db.ts";
-import {
-  closeSessions,
-  recoverWatermarks,
-  recoveryDue,
-  resolveContinuations,
-} from "../store/lineage.ts";
+import { closeSessions, recoverWatermarks, resolveContinuations } from "../store/lineage.ts";
 import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
 import { migrateAgentKeys } from "./migrate.ts";
 import type { ReadyObservation } from "../observe/step.ts";
 
-/** Recovery and the one-off upgrades, before any file is read. */
-export async function beforeArchiving(db: Db, notes: string[], errors: string[]): Promise<void> {
+/**
+ * Recovery (when `recoveryDue`: see store/seen.ts) and the one-off upgrades, before any file
+ * is read. Returns whether any of them ran, so the pass reads its sessions again.
+ */
+export async function beforeArchiving(
+  db: Db,
+  recoveryDue: boolean,
+  notes: string[],
+  errors: string[],
+): Promise<boolean> {
+  const before = notes.length + errors.length;
+  let ran = false;
   try {
-    if (recoveryDue(db)) {
+    if (recoveryDue) {
+      ran = true;
       await initCodec(); // a lowered stream's trailing block is rewritten
       notes.push(...transaction(db, () => recoverWatermarks(db)));
     }
@@ -36,7 +42,9 @@ export async function beforeArchiving(db: Db, notes: string[], errors: string[])
     errors.push(`recovery could not run: ${(e as Error).message}`);
   }
   try {
-    notes.push(...(await migrateAgentKeys(db)));
+    const migrated = await migrateAgentKeys(db);
+    if (migrated !== null) ran = true;
+    notes.push(...(migrated ?? []));
   } catch (e) {
     errors.push(`subagent keys could not be migrated: ${(e as Error).message}`);
   }
@@ -44,6 +52,7 @@ export async function beforeArchiving(db: Db, notes: string[], errors: string[])
   if (rebuilt) notes.push(rebuilt);
   const titled = await fillTitlesIfPending(db);
   if (titled) notes.push(titled);
+  return ran || notes.length + errors.length > before;
 }
 
 export interface AfterCloseContext {

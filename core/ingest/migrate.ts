@@ -10,10 +10,10 @@ import { readWholeStream } from "../store/blocks.ts";
 import { initReader } from "../store/codec.ts";
 import { keyFor } from "../transcript/session_key.ts";
 
-/** Returns notes for the run row; nothing at all once the store is migrated. */
-export async function migrateAgentKeys(db: Db): Promise<string[]> {
+/** Returns notes for the run row; null once the store is migrated (nothing was looked at). */
+export async function migrateAgentKeys(db: Db): Promise<string[] | null> {
   const found = bareAgentSessions(db);
-  if (found === null) return [];
+  if (found === null) return null;
   const notes: string[] = [];
   if (found.length > 0) await initReader();
   transaction(db, () => {

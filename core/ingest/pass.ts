@@ -7,7 +7,6 @@ import { dirname } from "../posix.ts";
 import type { Config } from "../config.ts";
 import { RUN_PROGRESS_MS } from "../constants.ts";
 import { checkpoint, type Db } from "../store/db.ts";
-import { allSessionStates } from "../store/blocks.ts";
 import { beginRun, finishRun, progressRun, recordStopCause, type RunRow } from "../store/runs.ts";
 import { discover, type Found } from "../transcript/discover.ts";
 import { archiveOrder } from "./order.ts";
@@ -19,7 +18,8 @@ import { LOCK_HELD, withLockedStore } from "./lock.ts";
 import { clearLeftovers } from "./leftovers.ts";
 import { reserveFailureRecord, takeFailureRecord, writeFailureRecord } from "./failure.ts";
 import { missingTranscript } from "./missing.ts";
-import { allTails, ensureTails } from "../store/tails.ts";
+import { ensureTails } from "../store/tails.ts";
+import { readSeen } from "../store/seen.ts";
 import { ensurePassIndexes } from "../store/pass_indexes.ts";
 import type { ProgressFactory } from "../progress.ts";
 import { allTombstones } from "../store/tombstones_sql.ts";
@@ -134,12 +134,17 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   let onlyFailed = false;
   const home = homeOf(input.dataDir);
 
-  await beforeArchiving(db, pass.notes, pass.errors);
-  pass.states = allSessionStates(db);
-  pass.tombstones = allTombstones(db);
   ensureTails(db);
   ensurePassIndexes(db);
-  pass.tails = allTails(db);
+  // what the pass last saw of every session, which also says whether recovery is due; read
+  // again only when recovery or an upgrade changed something
+  const withProject = input.cfg.exclude.length > 0;
+  let seen = readSeen(db, withProject);
+  if (await beforeArchiving(db, seen.recoveryDue, pass.notes, pass.errors)) {
+    seen = readSeen(db, withProject);
+  }
+  pass.seen = seen.rows;
+  pass.tombstones = allTombstones(db);
 
   let files: Found[];
   let excludedCount = 0;
@@ -153,7 +158,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     // a deleted session's transcript counts as known: it is skipped unread, not numbered
     files = archiveOrder(d.files, (f) => {
       const k = pass.keyOf(f).sessionKey;
-      return pass.states.has(k) || pass.tombstones.has(k);
+      return pass.known(k) || pass.tombstones.has(k);
     });
     excludedCount += d.excludedFolders;
     for (const p of d.problems) {

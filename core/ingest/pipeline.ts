@@ -20,10 +20,12 @@ import {
   markDiverged,
   readsTrailingBlock,
   type SessionState,
+  sessionState,
 } from "../store/blocks.ts";
 import { initFramer, initReader } from "../store/codec.ts";
 import type { FtsRow } from "../store/derived.ts";
-import { putTail, type Tail, tailHash } from "../store/tails.ts";
+import { putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
+import { SEEN_DIVERGED, SEEN_EVICTED, type SeenRow } from "../store/seen.ts";
 import { folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import { ProjectResolver } from "../transcript/project.ts";
@@ -45,12 +47,19 @@ export interface ArchiverInput {
   ready?: Map<number, ReadyObservation>;
 }
 
+/** A file with nothing to archive: one shared outcome (an idle pass returns it per file). */
+const NOTHING_NEW: FileOutcome = Object.freeze({ committed: false, bytesRead: 0, turnsAdded: 0 });
+
 export class Archiver {
   resolver = new ProjectResolver();
   notes: string[] = [];
   errors: string[] = [];
-  states: Map<string, SessionState>;
-  tails = new Map<number, Tail>();
+  /** Every archived session as the pass last saw it, read once (see store/seen.ts). */
+  seen = new Map<string, SeenRow>();
+  /** Sessions' full states, read for a file with something new or written by this pass. */
+  states = new Map<string, SessionState>();
+  /** Tails read for a file whose size or mtime moved, or written by this pass. */
+  tails = new Map<number, Tail | null>();
   observed: Map<number, ReadyObservation>;
   /** Characters of JSON `observed` holds (READY_OBSERVATION_CHARS at most). */
   observedChars = 0;
@@ -63,9 +72,29 @@ export class Archiver {
   buriedFiles = new Set<string>();
 
   constructor(readonly db: Db, readonly input: ArchiverInput) {
-    this.states = new Map(); // read after recovery, which may change watermarks
     this.observed = input.ready ?? new Map();
     for (const r of this.observed.values()) this.observedChars += r.mechanical.length;
+  }
+
+  /** Whether the store holds the session (read at the pass's start, or archived by it). */
+  known(key: string): boolean {
+    return this.states.has(key) || this.seen.has(key);
+  }
+
+  /** The session's full state: one indexed read, the first time a file of it has news. */
+  stateOf(key: string): SessionState | null {
+    let s = this.states.get(key);
+    if (s === undefined && this.seen.has(key)) {
+      const read = sessionState(this.db, key);
+      if (read) this.states.set(key, s = read);
+    }
+    return s ?? null;
+  }
+
+  tailOf(sessionNo: number): Tail | null {
+    let t = this.tails.get(sessionNo);
+    if (t === undefined) this.tails.set(sessionNo, t = tailOf(this.db, sessionNo));
+    return t;
   }
 
   /** Steps 1-2 of a file: what is new in it, read (no record parsed yet), or why nothing is. */
@@ -74,18 +103,39 @@ export class Archiver {
     if (this.input.only && folderExcluded(basename(found.projectFolder), cfg.exclude)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
-    const state = this.states.get(key.sessionKey) ?? null;
+    // A file of a session the pass has not touched yet is judged from what it last saw of it:
+    // the same answers as below, with no read of the session's state, in the usual case of a
+    // file whose size and mtime are the ones the last look kept
+    const seen = this.states.has(key.sessionKey) ? undefined : this.seen.get(key.sessionKey);
+    let info: Deno.FileInfo | undefined;
+    if (seen) {
+      const [, sessionNo, offset, flags, project, tailOffset, tailSize, tailMtimeMs] = seen;
+      if (isExcluded(cfg, project)) {
+        return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+      }
+      if (flags & SEEN_EVICTED) return NOTHING_NEW;
+      info = Deno.statSync(found.path);
+      if (flags & SEEN_DIVERGED) {
+        return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
+      }
+      const mtimeMs = info.mtime?.getTime() ?? null;
+      if (
+        !this.tails.has(sessionNo) && info.size === offset && tailOffset === offset &&
+        tailSize === info.size && tailMtimeMs !== null && tailMtimeMs === mtimeMs
+      ) return NOTHING_NEW;
+    }
+    const state = this.stateOf(key.sessionKey);
     const tomb = state ? undefined : this.tombstones.get(key.sessionKey);
     if (tomb && buried(tomb, found.path)) {
       this.buriedFiles.add(found.path);
-      return { committed: false, bytesRead: 0, turnsAdded: 0 };
+      return NOTHING_NEW;
     }
     if (state && isExcluded(cfg, state.project)) {
       return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
-    if (state?.evicted) return { committed: false, bytesRead: 0, turnsAdded: 0 };
-    const info = Deno.statSync(found.path);
+    if (state?.evicted) return NOTHING_NEW;
+    info ??= Deno.statSync(found.path);
     const size = info.size;
     const mtimeMs = info.mtime?.getTime() ?? null;
     const offset = state?.offset ?? 0;
@@ -103,7 +153,7 @@ export class Archiver {
       );
       return this.prepare(found, { ...key, sessionKey: next });
     }
-    if (size === offset) return { committed: false, bytesRead: 0, turnsAdded: 0 };
+    if (size === offset) return NOTHING_NEW;
 
     // one bounded window at a time: the caller comes back for the next one
     const w = nextWindow(found.path, offset, size);
@@ -151,7 +201,7 @@ export class Archiver {
   rewritten(state: SessionState, path: string, size: number, mtimeMs: number | null) {
     const offset = state.offset ?? 0;
     if (size < offset) return `is now ${size} byte(s), shorter than the ${offset} archived`;
-    const t = this.tails.get(state.sessionNo);
+    const t = this.tailOf(state.sessionNo);
     if (!t || t.offset !== offset) {
       // archived by an earlier build, or recovery moved the watermark: take the baseline now
       if (offset > 0) {
@@ -287,8 +337,9 @@ export class Archiver {
     return { committed: true, bytesRead: p.input.end, turnsAdded: r.turnsAdded };
   }
 
+  /** The file's key, read off its path once per pass (ordering and archiving both ask). */
   keyOf(found: Found): KeyInfo {
-    return keyFor(found.path, this.input.only !== undefined || found.link === true);
+    return found.key ??= keyFor(found.path, this.input.only !== undefined || found.link === true);
   }
 
   /** Archives the files in order, one transaction each, reporting each file's outcome. */
@@ -299,9 +350,9 @@ export class Archiver {
       try {
         const size = Deno.statSync(f.path).size;
         const key = this.keyOf(f).sessionKey;
-        const state = this.states.get(key);
-        if (!state && this.tombstones.has(key)) continue; // deleted: skipped, unread
-        n += Math.max(0, size - (state?.offset ?? 0));
+        const offset = this.states.get(key)?.offset ?? this.seen.get(key)?.[2];
+        if (offset === undefined && this.tombstones.has(key)) continue; // deleted: skipped, unread
+        n += Math.max(0, size - (offset ?? 0));
       } catch { /* it is reported when it is archived */ }
     }
     return n;

@@ -2,7 +2,7 @@
  * Sessions' streams: the blocks, session_meta and watermarks, written in one transaction per
  * file together with that file's derived rows. Only core/store/ speaks SQL.
  */
-import { cached, type Db, transaction } from "./db.ts";
+import { cached, cachedArrays, type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
 import { concat } from "../bytes.ts";
 import { blake3, compress, decompress, type Frame, frameBlocks, sessionChecksum } from "./codec.ts";
@@ -25,41 +25,61 @@ export interface SessionState {
   captureMode: string;
 }
 
+// The columns in SessionState's order: read as arrays (see `toState`).
 const STATE_SQL = `
-SELECT s.session_no AS sessionNo, s.session_key AS sessionKey, m.session_id AS sessionId,
-       m.project AS project, m.cwd AS cwd, COALESCE(m.uncompressed_len, 0) AS uncompressedLen,
-       COALESCE(m.turn_count, 0) AS turnCount, w.offset AS offset, w.stream_len AS streamLen,
-       COALESCE(m.transcript_diverged, 0) AS diverged, COALESCE(m.is_evicted, 0) AS evicted,
-       m.first_turn_at AS firstTurnAt, COALESCE(m.capture_mode, 'full') AS captureMode
+SELECT s.session_no, s.session_key, m.session_id, m.project, m.cwd,
+       COALESCE(m.uncompressed_len, 0), COALESCE(m.turn_count, 0), w.offset, w.stream_len,
+       COALESCE(m.transcript_diverged, 0), COALESCE(m.is_evicted, 0), m.first_turn_at,
+       COALESCE(m.capture_mode, 'full')
 FROM sessions s LEFT JOIN session_meta m USING (session_no) LEFT JOIN watermarks w USING (session_no)`;
 
-function toState(r: Record<string, unknown>): SessionState {
+type StateRow = [
+  number,
+  string,
+  string | null,
+  string | null,
+  string | null,
+  number,
+  number,
+  number | null,
+  number | null,
+  number,
+  number,
+  string | null,
+  string,
+];
+
+/** A state row, its columns in the order above (see `cachedArrays`). */
+function toState(r: StateRow): SessionState {
   return {
-    sessionNo: r.sessionNo as number,
-    sessionKey: r.sessionKey as string,
-    sessionId: (r.sessionId as string | null) ?? null,
-    project: (r.project as string | null) ?? null,
-    cwd: (r.cwd as string | null) ?? null,
-    uncompressedLen: r.uncompressedLen as number,
-    turnCount: r.turnCount as number,
-    offset: (r.offset as number | null) ?? null,
-    streamLen: (r.streamLen as number | null) ?? null,
-    diverged: (r.diverged as number) === 1,
-    evicted: (r.evicted as number) === 1,
-    firstTurnAt: (r.firstTurnAt as string | null) ?? null,
-    captureMode: r.captureMode as string,
+    sessionNo: r[0],
+    sessionKey: r[1],
+    sessionId: r[2],
+    project: r[3],
+    cwd: r[4],
+    uncompressedLen: r[5],
+    turnCount: r[6],
+    offset: r[7],
+    streamLen: r[8],
+    diverged: r[9] === 1,
+    evicted: r[10] === 1,
+    firstTurnAt: r[11],
+    captureMode: r[12],
   };
 }
 
 /** Every session's state, keyed by session_key: one query for the whole pass. */
 export function allSessionStates(db: Db): Map<string, SessionState> {
-  const rows = db.prepare(STATE_SQL).all() as Record<string, unknown>[];
-  return new Map(rows.map((r) => [r.sessionKey as string, toState(r)]));
+  const m = new Map<string, SessionState>();
+  for (const r of cachedArrays(db, STATE_SQL).all() as unknown as StateRow[]) {
+    m.set(r[1], toState(r));
+  }
+  return m;
 }
 
 export function sessionState(db: Db, key: string): SessionState | null {
-  const r = cached(db, STATE_SQL + " WHERE s.session_key = ?").get(key) as
-    | Record<string, unknown>
+  const r = cachedArrays(db, STATE_SQL + " WHERE s.session_key = ?").get(key) as unknown as
+    | StateRow
     | undefined;
   return r ? toState(r) : null;
 }

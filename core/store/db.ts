@@ -567,6 +567,25 @@ export function cached(db: Db, sql: string): StatementSync {
   return st;
 }
 
+const arrayStatements = new WeakMap<Db, Map<string, StatementSync>>();
+
+/**
+ * `cached`, for a statement whose rows come back as arrays of column values: node:sqlite
+ * builds a row of named columns several times slower than an array, which matters for the
+ * reads a pass makes of every session (12-15 ms of a no-op pass at 4,000 sessions, 5 as arrays).
+ */
+export function cachedArrays(db: Db, sql: string): StatementSync {
+  let m = arrayStatements.get(db);
+  if (!m) arrayStatements.set(db, m = new Map());
+  let st = m.get(sql);
+  if (!st) {
+    m.set(sql, st = db.prepare(sql));
+    // the runtime's node:sqlite has it; the type definitions it ships do not name it yet
+    (st as StatementSync & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
+  }
+  return st;
+}
+
 /**
  * Opens a write transaction that a batch writer commits later with commitWrite (the pass
  * groups several files' writes in one); anything shorter uses transaction().

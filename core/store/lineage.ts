@@ -3,18 +3,14 @@ import type { Db } from "./db.ts";
 import { truncateToLine } from "./blocks.ts";
 import { deleteDerivedFrom } from "./derived.ts";
 
-// Cheap first look on every pass: a watermark whose stream length disagrees with what its
-// session records (or with no session at all). Only those are summed over their blocks;
-// damage inside blocks that agree on length is `verify`'s to find.
+// Recovery's candidates: a watermark whose stream length disagrees with what its session
+// records (or with no session at all). Only those are summed over their blocks; damage inside
+// blocks that agree on length is `verify`'s to find. Every pass's first look is readSeen's
+// (store/seen.ts), which asks the same of the rows it reads anyway; keep the two in step.
 const CANDIDATES_SQL = `SELECT w.session_no AS no FROM watermarks w
      LEFT JOIN sessions s USING (session_no) LEFT JOIN session_meta m USING (session_no)
    WHERE s.session_no IS NULL OR (COALESCE(m.is_evicted, 0) = 0 AND
      COALESCE(m.uncompressed_len, 0) != w.stream_len)`;
-
-/** Whether recovery has anything to look at (the pass loads the codec only then). */
-export function recoveryDue(db: Db): boolean {
-  return db.prepare(CANDIDATES_SQL + " LIMIT 1").get() !== undefined;
-}
 
 /**
  * Recovery, at the top of every pass: a watermark whose stream the blocks do not hold is

@@ -4,7 +4,7 @@
  * same-length rewrite, a truncation) is found by comparing that hash with the file, and only
  * when the size or mtime moved, so a pass over unchanged files reads nothing more.
  */
-import { cached, type Db } from "./db.ts";
+import { cached, cachedArrays, type Db } from "./db.ts";
 
 export interface Tail {
   sessionNo: number;
@@ -29,11 +29,16 @@ export function ensureTails(db: Db): void {
   )`);
 }
 
-export function allTails(db: Db): Map<number, Tail> {
-  const rows = db.prepare(
-    "SELECT session_no AS sessionNo, offset, len, hash, size, mtime_ms AS mtimeMs FROM file_tails",
-  ).all() as unknown as Tail[];
-  return new Map(rows.map((r) => [r.sessionNo, { ...r }]));
+/** The tail kept for one session, or null (a pass reads it only for a file whose size or mtime moved). */
+export function tailOf(db: Db, sessionNo: number): Tail | null {
+  const r = cachedArrays(
+    db,
+    "SELECT session_no, offset, len, hash, size, mtime_ms FROM file_tails WHERE session_no = ?",
+  ).get(sessionNo) as unknown as
+    | [number, number, number, number, number, number | null]
+    | undefined;
+  if (!r) return null;
+  return { sessionNo: r[0], offset: r[1], len: r[2], hash: r[3], size: r[4], mtimeMs: r[5] };
 }
 
 export function putTail(db: Db, t: Tail): void {

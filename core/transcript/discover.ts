@@ -5,13 +5,18 @@
  */
 import { join } from "../posix.ts";
 import { errorText } from "../errors.ts";
-import { AGENT_JSONL, UUID_JSONL } from "./session_key.ts";
+import { AGENT_JSONL, directKey, type KeyInfo, UUID_JSONL } from "./session_key.ts";
 
 export interface Found {
   path: string;
   projectFolder: string;
   /** The entry is a symlink (its key is read from the file it points at). */
   link?: boolean;
+  /**
+   * Its key: set by discovery for a `<uuid>.jsonl` directly in a project folder, otherwise by
+   * the pass the first time it reads it off the path (see `Archiver.keyOf`).
+   */
+  key?: KeyInfo;
 }
 
 export interface Discovery {
@@ -79,12 +84,12 @@ function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
     return;
   }
   for (const ent of entries) {
-    const p = join(dir, ent.name);
+    const p = `${dir}/${ent.name}`; // an entry's name is one segment: nothing to normalize
     if (ent.isDirectory && !ent.isSymlink) {
       if (ent.name === "tool-results") continue;
       walkAgents(p, projectFolder, out);
     } else if ((ent.isFile || ent.isSymlink) && AGENT_JSONL.test(ent.name)) {
-      out.files.push({ path: p, projectFolder, link: ent.isSymlink });
+      out.files.push({ path: p, projectFolder, link: ent.isSymlink, key: undefined });
     }
   }
 }
@@ -116,14 +121,24 @@ export function discover(roots: string[], exclude: string[]): Discovery {
         continue;
       }
       for (const ent of entries) {
-        const p = join(folder, ent.name);
+        // an entry's name is one segment, so the path needs no normalizing (join split and
+        // rebuilt every path, a few ms of a pass over thousands of transcripts)
+        const p = `${folder}/${ent.name}`;
         if (ent.isDirectory && !ent.isSymlink) {
           if (ent.name === "tool-results") continue;
           walkAgents(p, folder, out);
+        } else if (ent.isFile && UUID_JSONL.test(ent.name)) {
+          // keyed here: a file directly in a project folder is keyed by its name
+          out.files.push({
+            path: p,
+            projectFolder: folder,
+            link: false,
+            key: directKey(p, folder, ent.name),
+          });
         } else if (
           (ent.isFile || ent.isSymlink) && (UUID_JSONL.test(ent.name) || AGENT_JSONL.test(ent.name))
         ) {
-          out.files.push({ path: p, projectFolder: folder, link: ent.isSymlink });
+          out.files.push({ path: p, projectFolder: folder, link: ent.isSymlink, key: undefined });
         }
       }
     }

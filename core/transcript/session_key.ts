@@ -35,6 +35,22 @@ function shapeOf(rest: string[]): { parentKey: string | null; isSidecar: boolean
 }
 
 /**
+ * The key of `<folder>/<name>`, a `<uuid>.jsonl` directly in a project folder (`folder` is
+ * `<root>/projects/<folder>`): its name. Discovery, which has just matched the name, keys
+ * such a file with it, without reading the path again.
+ */
+export function directKey(path: string, folder: string, name: string): KeyInfo {
+  return {
+    sessionKey: name,
+    canonical: path,
+    parentKey: null,
+    isSidecar: false,
+    fileSessionId: name.slice(0, -6),
+    projectFolder: folder,
+  };
+}
+
+/**
  * The key of a transcript path. `resolveLinks` resolves the file through symlinks (a linked
  * transcript takes the key of the file it points at); discovery asks for it only for entries
  * that are links, since the key never depends on a linked folder above the project folder.
@@ -46,6 +62,17 @@ export function keyFor(path: string, resolveLinks = true): KeyInfo {
       canonical = Deno.realPathSync(path);
     } catch {
       // a file that vanished keeps the path it was found at
+    }
+  }
+  // the shape of nearly every transcript, `<root>/projects/<folder>/<uuid>.jsonl`, read off
+  // its last three slashes: what the loop below finds first for it, without splitting the path
+  const a = canonical.lastIndexOf("/");
+  const b = a > 0 ? canonical.lastIndexOf("/", a - 1) : -1;
+  if (b > 0) {
+    const c = canonical.lastIndexOf("/", b - 1);
+    const name = canonical.slice(a + 1);
+    if (canonical.slice(c + 1, b) === "projects" && UUID_JSONL.test(name)) {
+      return directKey(canonical, canonical.slice(0, a), name);
     }
   }
   const segs = canonical.split("/");

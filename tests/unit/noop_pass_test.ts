@@ -57,21 +57,27 @@ function counting(db: Db, c: Counter): Db {
   }) as DatabaseSync;
 }
 
+/** A session in CWD whose turns are months old (closed), starting `minute` minutes into a June day. */
+function closedSession(id: string, rand: ReturnType<typeof prng>, minute: number): string {
+  return syntheticSession({
+    sessionId: id,
+    cwd: CWD,
+    bytes: 2_000,
+    rand,
+    start: new Date(Date.UTC(2026, 5, 1, 0, minute)),
+  });
+}
+
 /**
  * `n` closed sessions (their turns are months old); every third one's first record names a
  * parent turn no session holds, so its continuation stays unresolved pass after pass.
  */
-async function writeSessions(root: string, from: number, n: number): Promise<void> {
+async function writeSessions(root: string, from: number, n: number): Promise<string[]> {
+  const paths: string[] = [];
   const rand = prng(1000 + from);
   for (let i = from; i < from + n; i++) {
     const id = uuidFrom(rand);
-    let text = syntheticSession({
-      sessionId: id,
-      cwd: CWD,
-      bytes: 2_000,
-      rand,
-      start: new Date(Date.UTC(2026, 5, 1, 0, i)),
-    });
+    let text = closedSession(id, rand, i);
     if (i % 3 === 0) {
       const lines = text.split("\n");
       const first = JSON.parse(lines[0]);
@@ -79,9 +85,27 @@ async function writeSessions(root: string, from: number, n: number): Promise<voi
       lines[0] = JSON.stringify(first);
       text = lines.join("\n");
     }
-    await writeTranscript(root, CWD, `${id}.jsonl`, text);
+    paths.push(await writeTranscript(root, CWD, `${id}.jsonl`, text));
+  }
+  return paths;
+}
+
+/**
+ * Rewrites a byte of each file in place (same length, new mtime): the next pass flags its
+ * session diverged and archives the file again as a new lineage. A diverged session's file is
+ * then passed over on every pass after, which must cost no statement of its own either.
+ */
+async function rewriteInPlace(paths: string[]): Promise<void> {
+  for (const p of paths) {
+    const bytes = await Deno.readFile(p);
+    const at = bytes.indexOf(0x61); // an "a", well inside the first record
+    bytes[at] = 0x62;
+    await Deno.writeFile(p, bytes);
   }
 }
+
+/** The statements a pass runs to read one session's full state or its tail. */
+const PER_SESSION_READS = [/WHERE s\.session_key = \?/, /FROM file_tails WHERE session_no = \?/];
 
 async function setup() {
   const dir = await Deno.makeTempDir({ prefix: "terminus-noop-" });
@@ -108,6 +132,16 @@ async function noopStatements(s: Awaited<ReturnType<typeof setup>>): Promise<Cou
   return c;
 }
 
+function diverged(dataDir: string): number {
+  const db = new DatabaseSync(join(dataDir, "terminus.db"), { readOnly: true });
+  try {
+    return (db.prepare("SELECT count(*) AS n FROM session_meta WHERE transcript_diverged = 1")
+      .get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+}
+
 function unobserved(dataDir: string): number {
   const db = new DatabaseSync(join(dataDir, "terminus.db"), { readOnly: true });
   try {
@@ -121,13 +155,24 @@ function unobserved(dataDir: string): number {
 
 Deno.test("a pass with nothing new runs as many statements over 150 sessions as over 30", async () => {
   await using s = await setup();
-  await writeSessions(s.root, 0, 30);
+  const first = await writeSessions(s.root, 0, 30);
+  await runBackfillPasses(s.input);
+  await rewriteInPlace(first.slice(0, 1));
   await runBackfillPasses(s.input);
   const small = await noopStatements(s);
 
-  await writeSessions(s.root, 30, 120);
+  const more = await writeSessions(s.root, 30, 120);
+  await runBackfillPasses(s.input);
+  await rewriteInPlace(more.slice(0, 6));
   await runBackfillPasses(s.input);
   const large = await noopStatements(s);
+  assert.deepEqual(diverged(s.dataDir), 7, "the rewritten files' sessions are flagged diverged");
+
+  // nothing new: no session's state or tail is read one at a time, however many there are
+  const perSession = [...large.sql.keys()].filter((sql) =>
+    PER_SESSION_READS.some((r) => r.test(sql))
+  );
+  assert.deepEqual(perSession, [], "a pass with nothing new reads no session on its own");
 
   const grew = [...large.sql].filter(([sql, n]) => n > (small.sql.get(sql) ?? 0))
     .map(([sql, n]) => `${n - (small.sql.get(sql) ?? 0)} more: ${sql.replace(/\s+/g, " ")}`);
@@ -156,4 +201,21 @@ Deno.test("the backfill's worker observes every closed session, 100 a pass", asy
   } finally {
     db.close();
   }
+});
+
+Deno.test("a settled session in a project excluded since is passed over and counted as excluded", async () => {
+  await using s = await setup();
+  const rand = prng(7);
+  const id = uuidFrom(rand);
+  // its folder does not name the project (as a worktree's would not), so discovery keeps it
+  // and only the project the store recorded says it is excluded
+  await writeTranscript(s.root, "/home/you/elsewhere", `${id}.jsonl`, closedSession(id, rand, 0));
+  await runBackfillPasses(s.input);
+  const cfg = { ...s.input.cfg, exclude: [CWD] };
+  const r = await runWholePass({ ...s.input, cfg });
+  assert.deepEqual(r.run!.filesCommitted, 0);
+  assert.match(
+    r.run!.notes ?? "",
+    /1 transcript folder\(s\) or file\(s\) in excluded projects skipped/,
+  );
 });
