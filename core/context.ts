@@ -103,14 +103,6 @@ export function runtimePath(): string {
 export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 
 /**
- * WebAssembly compiled whole, off the main thread, when a module is compiled asynchronously:
- * a search starts the zstd decoder's compilation before its query (core/store/reader.ts), and
- * with V8's default each decoder function was compiled on the main thread at its first call
- * instead (1.5-4 ms on the first block).
- */
-export const WASM_EAGER_FLAG = "--no-wasm-lazy-compilation";
-
-/**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), and the runtime itself (for the
  * detached archive pass a hook starts), and lower a process's scheduling priority. The heap sizing and lazy command loading ride along,
@@ -118,7 +110,7 @@ export const WASM_EAGER_FLAG = "--no-wasm-lazy-compilation";
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [
-    `--v8-flags=--min-semi-space-size=${SEMI_SPACE_MIB},--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT},${WASM_EAGER_FLAG}`,
+    `--v8-flags=--min-semi-space-size=${SEMI_SPACE_MIB},--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
     LAZY_IMPORTS_FLAG,
     "--quiet",
     "--no-prompt",

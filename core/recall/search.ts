@@ -65,7 +65,8 @@ export async function runSearch(
   db: Db,
   a: Args & { titles: boolean },
 ): Promise<SearchAnswer> {
-  // compiled off the main thread while the query runs; a search with no hit wastes only that
+  // compiled off the main thread while the query runs (validated and set up: V8 compiles
+  // each function at its first call); a search with no hit wastes only that
   startReader();
   const hits = searchHits(db, a);
   const titles = a.titles ? searchTitles(db, a) : [];
