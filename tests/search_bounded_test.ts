@@ -8,7 +8,7 @@ import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import type { CandidateReads } from "../core/store/query.ts";
+import type { CandidateReads, CommonRule } from "../core/store/query.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
 const SMALL_SID = "24242424-0000-4000-8000-000000000002";
@@ -128,4 +128,48 @@ Deno.test("a word rarer than the cap is ranked as over every row it matches; the
   const phrase = ranked(w.sb.store, "turn 290 the", null, CAP);
   assert.equal(phrase.ids[0], ids.get(big[290]));
   assert.ok(phrase.reads.rows[0] <= CAP);
+});
+
+Deno.test("a clause most rows hold is scored as common: its idf alike for all, the rare clause's BM25 apart", async () => {
+  const { w, big } = await fixture();
+  await using _ = w;
+  const ids = w.ids();
+  const zephyrs = big.filter((_, i) => i % 50 === 0).map((u) => ids.get(u)!);
+  const o = openRead(w.sb.store)!;
+  try {
+    const ask = (q: string, common?: CommonRule) => {
+      const reads: CandidateReads = { rows: [], capped: false };
+      const hits = rank(o.db, {
+        query: parseQuery(q),
+        vis: { project: null, exclude: [] },
+        filters: {},
+        limit: 50,
+        common,
+        reads,
+      });
+      return { hits, reads };
+    };
+    // the default rule leaves an index this small exact: every walk is short
+    assert.equal(ask("common zephyr").reads.common, undefined);
+    // with a rule this small store meets, `common` (303 of 303 rows) is common, `zephyr` is not
+    const rule: CommonRule = { share: 0.5, minRows: 1, maxRows: 1_000_000, sample: 20 };
+    const both = ask("common zephyr", rule);
+    assert.deepEqual(both.reads.common, ['"common"']);
+    assert.deepEqual(both.hits.map((h) => h.turn_id).sort(), [...zephyrs].sort());
+    // each candidate's text score is zephyr's own BM25 plus one and the same amount
+    const alone = new Map(ask("zephyr").hits.map((h) => [h.turn_id, h.relevance]));
+    const shift = both.hits.map((h) => h.relevance - alone.get(h.turn_id)!);
+    for (const s of shift) assert.ok(Math.abs(s - shift[0]) < 1e-9, `shifts ${shift}`);
+    assert.ok(
+      new Set(both.hits.map((h) => h.relevance)).size > 1,
+      "the rare clause tells them apart",
+    );
+    assert.deepEqual(both.hits.map((h) => h.turn_id), ask("zephyr").hits.map((h) => h.turn_id));
+    // a word every turn holds, alone: no walk at all, so the newest come first, all alike
+    const common = ask("common", rule);
+    assert.deepEqual(common.reads.common, ['"common"']);
+    assert.equal(new Set(common.hits.map((h) => h.relevance)).size, 1);
+  } finally {
+    o.db.close();
+  }
 });

@@ -3,7 +3,14 @@
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
 import { cached, type Db } from "./db.ts";
-import { ENTITY_ACT, SEARCH_READ_CAP } from "../constants.ts";
+import {
+  ENTITY_ACT,
+  SEARCH_COMMON_MIN_ROWS,
+  SEARCH_COMMON_SHARE,
+  SEARCH_READ_CAP,
+  SEARCH_SHARE_SAMPLE,
+  SEARCH_WALK_MAX_ROWS,
+} from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
@@ -118,30 +125,158 @@ export interface CandidateReads {
   rows: number[];
   /** Whether a read stopped at its cap, so older matches were left unread. */
   capped: boolean;
+  /** The clauses scored as common (a count of 1 each, no walk of their doclists). */
+  common?: string[];
+}
+
+/** When a clause counts as common (SEARCH_COMMON_SHARE and the rest by default). */
+export interface CommonRule {
+  /** A clause this share of the rows hold, and at least `minRows` of them, is common. */
+  share: number;
+  minRows: number;
+  /** So is any clause held by this many rows or more, whatever its share. */
+  maxRows: number;
+  /** The newest rows the shares are counted over. */
+  sample: number;
+}
+
+export const COMMON_RULE: CommonRule = {
+  share: SEARCH_COMMON_SHARE,
+  minRows: SEARCH_COMMON_MIN_ROWS,
+  maxRows: SEARCH_WALK_MAX_ROWS,
+  sample: SEARCH_SHARE_SAMPLE,
+};
+
+export interface CandidateOptions {
+  /** The words in the order typed, as one FTS5 phrase: a turn that says them gets the bonus. */
+  phrase?: string | null;
+  phraseBonus?: number;
+  /** Matching rows read, newest first (SEARCH_READ_CAP by default). */
+  readCap?: number;
+  reads?: CandidateReads;
+  common?: CommonRule;
+}
+
+/** SQLite's varint, as FTS5 writes its row count and token totals: [value, bytes]. */
+function varint(b: Uint8Array, at: number): [number, number] {
+  let v = 0;
+  for (let i = 0; i < 8; i++) {
+    const x = b[at + i];
+    if (x === undefined) return [v, i];
+    v = v * 128 + (x & 0x7f);
+    if (x < 0x80) return [v, i + 1];
+  }
+  return [v * 256 + (b[at + 8] ?? 0), 9];
 }
 
 /**
- * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no `match`
+ * The index's row count and token total, from the averages record FTS5 keeps for `bm25()`
+ * (rowid 1 of its data table): one page, where counting would walk the table.
+ */
+function ftsTotals(db: Db): { rows: number; tokens: number } {
+  const r = cached(db, "SELECT block FROM turns_fts_data WHERE id = 1").get() as
+    | { block: Uint8Array }
+    | undefined;
+  if (!r?.block) return { rows: 0, tokens: 0 };
+  const [rows, n] = varint(r.block, 0);
+  return { rows, tokens: varint(r.block, n)[0] };
+}
+
+/**
+ * Each clause's share of the index's rows, estimated from its newest `sample` matches: that
+ * many over the rows from the oldest of them to the newest turn (session_meta's turn counts; a
+ * turn's id is its session and place in it). A read newest first with a LIMIT is where FTS5
+ * stops its walk, so each estimate costs `sample` doclist entries however large the archive.
+ * Counting stops once the span is too long for the clause to be common under `below`: a rare
+ * clause's exact share is never needed.
+ */
+function clauseShares(
+  db: Db,
+  clauses: string[],
+  total: number,
+  sample: number,
+  below: number,
+): number[] {
+  const newest = cached(
+    db,
+    `SELECT count(*) AS n, min(rowid) AS last FROM (SELECT rowid FROM turns_fts
+       WHERE turns_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
+  );
+  const sessions = cached(
+    db,
+    "SELECT session_no AS no, turn_count AS n FROM session_meta WHERE session_no >= ? ORDER BY session_no DESC",
+  );
+  const enough = sample / below;
+  return clauses.map((c) => {
+    const r = newest.get(c, sample) as { n: number; last: number | null };
+    if (r.n < sample || r.last === null) return total > 0 ? r.n / total : 0;
+    const from = Math.floor(r.last / TURN_SEQ_SPAN);
+    let span = 0;
+    for (const x of sessions.iterate(from) as IterableIterator<{ no: number; n: number }>) {
+      // the oldest match's own session counts from its turn on
+      span += x.no === from ? Math.max(1, x.n - (r.last % TURN_SEQ_SPAN)) : x.n;
+      if (span >= enough) break;
+    }
+    return span > 0 ? Math.min(1, r.n / span) : 0;
+  });
+}
+
+/**
+ * Which of `ids` (newest first) a MATCH holds. FTS5 walks its doclists backwards from an upper
+ * bound on the rowid and stops when its reader stops, while a lower bound does not shorten the
+ * walk (a window of 67k rows of a 359k-row doclist cost the whole walk); so the read starts at
+ * the newest id and stops at the first row past the oldest. `+rowid` keeps the list a filter
+ * rather than one FTS5 seek per id.
+ */
+function heldBy(db: Db, match: string, ids: number[]): Set<number> {
+  const out = new Set<number>();
+  const oldest = ids[ids.length - 1];
+  const rows = cached(
+    db,
+    `SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ?
+       AND (+rowid < ? OR +rowid IN (SELECT value FROM json_each(?)))
+     ORDER BY rowid DESC`,
+  ).iterate(match, ids[0], oldest, JSON.stringify(ids)) as IterableIterator<{ id: number }>;
+  for (const r of rows) {
+    if (r.id < oldest) break;
+    out.add(r.id);
+  }
+  return out;
+}
+
+/** FTS5's idf for a clause `hits` of `rows` rows hold (never below its floor of 1e-6). */
+function bm25Idf(rows: number, hits: number): number {
+  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
+  return idf > 0 ? idf : 1e-6;
+}
+
+/**
+ * FTS5 candidates ranked by BM25 with the spec's total order, at most `pool`. With no clauses
  * (filters alone), every turn the filters pass, newest first, relevance 0.
  *
- * The read is bounded: each MATCH reads at most `readCap` rows that pass the scope and filters,
- * newest first (FTS5 walks its doclists in rowid order, and a turn's id grows with the archive),
- * and BM25 is computed for those rows only. A word rarer than that is ranked exactly; a common
- * one over its newest `readCap` rows in the scope, so a small scope still gets every row of its
- * own. A turn among them that says the words in the order typed (`phrase`) gets `phraseBonus`
- * on top, found by a MATCH of the phrase over the same rowid window.
+ * The read is bounded: the MATCH (every clause ANDed) reads at most `readCap` rows that pass the
+ * scope and filters, newest first (FTS5 walks its doclists in rowid order, and a turn's id grows
+ * with the archive). A word rarer than that is ranked exactly; a common one over its newest
+ * `readCap` rows in the scope, so a small scope still gets every row of its own. A turn among
+ * them that says the words in the order typed (`phrase`) gets `phraseBonus` on top, found by a
+ * MATCH of the phrase over the same rowid window.
+ *
+ * BM25 is FTS5's own for every clause but the common ones: FTS5 computes a clause's idf by
+ * walking its whole doclist, once per statement, and a clause most turns hold costs that walk
+ * for almost nothing (its idf is small, and every candidate holds it). A common clause (`common`)
+ * adds its idf, from its share of the newest rows, to every candidate alike; the rest are scored
+ * by a `bm25()` MATCH of them alone over the candidates' window, which walks only their doclists.
  */
 export function searchCandidates(
   db: Db,
-  match: string | null,
+  clauses: string[] | null,
   vis: Visibility,
   f: SearchFilters,
   pool: number,
-  phrase: string | null = null,
-  phraseBonus = 0,
-  readCap = SEARCH_READ_CAP,
-  reads?: CandidateReads,
+  o: CandidateOptions = {},
 ): Candidate[] {
+  const readCap = o.readCap ?? SEARCH_READ_CAP;
+  const reads = o.reads;
   const w = visibleWhere(vis);
   const where = [w.sql];
   const params: (string | number)[] = [...w.params];
@@ -179,7 +314,7 @@ export function searchCandidates(
   const idLo = f.sessionNo != null ? turnId(f.sessionNo, 0) : null;
   const idHi = f.sessionNo != null ? turnId(f.sessionNo + 1, 0) - 1 : null;
   const maxId = f.maxId !== undefined ? Math.min(f.maxId, idHi ?? Number.MAX_SAFE_INTEGER) : idHi;
-  if (match === null) {
+  if (clauses === null || clauses.length === 0) {
     if (idLo !== null) {
       where.push("t.id >= ?");
       params.push(idLo);
@@ -211,9 +346,24 @@ export function searchCandidates(
     lo = Math.max(lo, turnId(span.lo, 0));
     hi = Math.min(hi, turnId(span.hi + 1, 0) - 1);
   }
+  const match = clauses.join(" AND ");
+  // which clauses are common: only an index large enough for a doclist walk to cost has any
+  const rule = o.common ?? COMMON_RULE;
+  const totals = ftsTotals(db);
+  const common = new Map<number, number>();
+  if (totals.rows >= Math.min(rule.minRows / rule.share, rule.maxRows)) {
+    const below = Math.min(rule.share, rule.maxRows / totals.rows);
+    clauseShares(db, clauses, totals.rows, rule.sample, below).forEach((s, i) => {
+      const n = s * totals.rows;
+      if ((s >= rule.share && n >= rule.minRows) || n >= rule.maxRows) common.set(i, s);
+    });
+  }
+  if (reads && common.size) reads.common = [...common.keys()].map((i) => clauses[i]);
   const rows = cached(
     db,
-    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
+    `SELECT ${CANDIDATE_COLUMNS}, ${
+      common.size ? "0 AS relevance" : "-bm25(turns_fts) AS relevance"
+    }
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
        JOIN sessions s ON s.session_no = t.session_no
        LEFT JOIN session_meta m ON m.session_no = t.session_no
@@ -228,19 +378,39 @@ export function searchCandidates(
     reads.rows.push(cands.length);
     if (capped) reads.capped = true;
   }
-  if (phrase && phraseBonus && cands.length) {
-    // the turns that say the words in order, looked for only within the rows read: FTS5 seeks
-    // its doclists to the oldest of them, so this walk is bounded by the same window
-    const oldest = cands[cands.length - 1].id;
-    const newest = cands[0].id;
-    const said = new Set(
-      (cached(
-        db,
-        "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
-      ).all(phrase, capped ? oldest : lo, newest) as { id: number }[]).map((r) => r.id),
-    );
+  if (!cands.length) return cands;
+  const newest = cands[0].id;
+  if (common.size) {
+    // a clause every candidate holds, and most turns do, tells them apart by its count alone,
+    // which costs its doclist's walk: it adds its idf, as one instance in a turn of average length
+    let idf = 0;
+    for (const s of common.values()) idf += bm25Idf(totals.rows, s * totals.rows);
+    for (const c of cands) c.relevance = idf;
+    const rare = clauses.filter((_, i) => !common.has(i));
+    if (rare.length) {
+      // FTS5's own BM25 for the rest, for the candidates alone: read newest first from the
+      // newest of them, so only the window of each doclist is walked, and the LIMIT stops it at
+      // the oldest (every candidate holds these clauses); `+rowid` keeps the list a filter
+      // rather than one FTS5 seek per id. The idf walk is over these clauses' doclists only.
+      const score = new Map(
+        (cached(
+          db,
+          `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
+           WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
+           ORDER BY rowid DESC LIMIT ?`,
+        ).all(rare.join(" AND "), newest, JSON.stringify(cands.map((c) => c.id)), cands.length) as {
+          id: number;
+          r: number;
+        }[]).map((x) => [x.id, x.r]),
+      );
+      for (const c of cands) c.relevance += score.get(c.id) ?? 0;
+    }
+  }
+  if (o.phrase && o.phraseBonus) {
+    // the turns that say the words in order, looked for only within the rows read
+    const said = heldBy(db, o.phrase, cands.map((c) => c.id));
     if (reads) reads.rows.push(said.size);
-    for (const c of cands) if (said.has(c.id)) c.relevance += phraseBonus;
+    for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
   }
   return cands.sort(candidateOrder).slice(0, pool);
 }
