@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
-import { parseQuery } from "../core/recall/query.ts";
+import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
 import type { CandidateReads, CommonRule } from "../core/store/query.ts";
@@ -137,10 +137,10 @@ Deno.test("a clause most rows hold is scored as common: its idf alike for all, t
   const zephyrs = big.filter((_, i) => i % 50 === 0).map((u) => ids.get(u)!);
   const o = openRead(w.sb.store)!;
   try {
-    const ask = (q: string, common?: CommonRule) => {
+    const ask = (q: string, common?: CommonRule, prefix = false) => {
       const reads: CandidateReads = { rows: [], capped: false };
       const hits = rank(o.db, {
-        query: parseQuery(q),
+        query: prefix ? asPrefix(parseQuery(q)) : parseQuery(q),
         vis: { project: null, exclude: [] },
         filters: {},
         limit: 50,
@@ -169,6 +169,10 @@ Deno.test("a clause most rows hold is scored as common: its idf alike for all, t
     const common = ask("common", rule);
     assert.deepEqual(common.reads.common, ['"common"']);
     assert.equal(new Set(common.hits.map((h) => h.relevance)).size, 1);
+    // a word still being typed (a prefix) stays exact, however common
+    const typing = ask("zephyr comm", rule, true);
+    assert.equal(typing.reads.common, undefined);
+    assert.deepEqual(typing.hits.map((h) => h.turn_id).sort(), [...zephyrs].sort());
   } finally {
     o.db.close();
   }

@@ -353,9 +353,12 @@ export function searchCandidates(
   const common = new Map<number, number>();
   if (totals.rows >= Math.min(rule.minRows / rule.share, rule.maxRows)) {
     const below = Math.min(rule.share, rule.maxRows / totals.rows);
-    clauseShares(db, clauses, totals.rows, rule.sample, below).forEach((s, i) => {
+    // a prefix (`"Sear"*`, a word still being typed) stays exact: FTS5 merges every term it
+    // covers before it can read one row, so estimating its share would pay that merge twice
+    const words = clauses.map((c, i) => ({ c, i })).filter((x) => !x.c.endsWith("*"));
+    clauseShares(db, words.map((x) => x.c), totals.rows, rule.sample, below).forEach((s, k) => {
       const n = s * totals.rows;
-      if ((s >= rule.share && n >= rule.minRows) || n >= rule.maxRows) common.set(i, s);
+      if ((s >= rule.share && n >= rule.minRows) || n >= rule.maxRows) common.set(words[k].i, s);
     });
   }
   if (reads && common.size) reads.common = [...common.keys()].map((i) => clauses[i]);
