@@ -129,16 +129,12 @@ export const SEARCH_POOL = 200;
  */
 export const SEARCH_READ_CAP = 1_000;
 /**
- * Search: a query clause held by at least this share of the index's rows, and by at least
- * SEARCH_COMMON_MIN_ROWS of them, is common: it adds its idf to every candidate alike instead of
- * FTS5 walking its whole doclist for BM25 (docs/design/search.md; chosen by the quality bench).
+ * Search: a one-word clause whose FTS5 doclist spans at least this many leaf pages (about 4 KB
+ * each, some 1.4 ms of walk on the scale bench's machine) is common: it adds nothing to every
+ * candidate alike instead of FTS5 walking its whole doclist for BM25's idf (docs/design/search.md;
+ * chosen by the quality and scale benches).
  */
-export const SEARCH_COMMON_SHARE = 0.15;
-export const SEARCH_COMMON_MIN_ROWS = 20_000;
-/** Search: a clause held by this many rows or more is common whatever its share. */
-export const SEARCH_WALK_MAX_ROWS = 60_000;
-/** Search: the newest matches of a clause its share is estimated from. */
-export const SEARCH_SHARE_SAMPLE = 500;
+export const SEARCH_COMMON_PAGES = 100;
 /**
  * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
  * size), direct actions first, then newest.

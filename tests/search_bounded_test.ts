@@ -8,7 +8,12 @@ import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import type { CandidateReads, CommonRule } from "../core/store/query.ts";
+import {
+  type CandidateReads,
+  clausePages,
+  type CommonRule,
+  ftsSegments,
+} from "../core/store/query.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
 const SMALL_SID = "24242424-0000-4000-8000-000000000002";
@@ -130,11 +135,27 @@ Deno.test("a word rarer than the cap is ranked as over every row it matches; the
   assert.ok(phrase.reads.rows[0] <= CAP);
 });
 
-Deno.test("a clause most rows hold is scored as common: its idf alike for all, the rare clause's BM25 apart", async () => {
-  const { w, big } = await fixture();
+Deno.test("a word whose doclist spans many pages adds nothing alike; the rare word's BM25 tells them apart", async () => {
+  // one session whose every turn says `common` many times, so its doclist spans several pages
+  const w = await world();
   await using _ = w;
+  const t = new Transcript({
+    sessionId: BIG_SID,
+    cwd: w.dir("big"),
+    start: "2026-02-01T10:00:00.000Z",
+  });
+  const zephyrs: string[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const u = t.assistant(
+      `turn ${i} ${"common ".repeat(20)}${
+        i % 50 === 0 ? "zephyr ".repeat(1 + (i % 150) / 50) : ""
+      }`,
+    );
+    if (i % 50 === 0) zephyrs.push(u);
+  }
+  await put(w, t);
+  await ingest(w);
   const ids = w.ids();
-  const zephyrs = big.filter((_, i) => i % 50 === 0).map((u) => ids.get(u)!);
   const o = openRead(w.sb.store)!;
   try {
     const ask = (q: string, common?: CommonRule, prefix = false) => {
@@ -149,30 +170,39 @@ Deno.test("a clause most rows hold is scored as common: its idf alike for all, t
       });
       return { hits, reads };
     };
-    // the default rule leaves an index this small exact: every walk is short
-    assert.equal(ask("common zephyr").reads.common, undefined);
-    // with a rule this small store meets, `common` (303 of 303 rows) is common, `zephyr` is not
-    const rule: CommonRule = { share: 0.5, minRows: 1, maxRows: 1_000_000, sample: 20 };
-    const both = ask("common zephyr", rule);
+    const segs = ftsSegments(o.db);
+    const pages = clausePages(o.db, '"common"', segs)!;
+    assert.ok(pages >= 2, `common's doclist spans ${pages} pages`);
+    assert.equal(clausePages(o.db, '"zephyr"', segs), 0, "zephyr's fits in a page");
+    // a word the index lacks, sorting right after common: the pages common spans are not its
+    assert.equal(clausePages(o.db, '"commonz"', segs), 0);
+    // the default rule leaves an index this small exact
+    assert.equal(ask("zephyr common").reads.common, undefined);
+    const rule: CommonRule = { pages: 2 };
+    const both = ask("zephyr common", rule);
     assert.deepEqual(both.reads.common, ['"common"']);
-    assert.deepEqual(both.hits.map((h) => h.turn_id).sort(), [...zephyrs].sort());
-    // each candidate's text score is zephyr's own BM25 plus one and the same amount
-    const alone = new Map(ask("zephyr").hits.map((h) => [h.turn_id, h.relevance]));
-    const shift = both.hits.map((h) => h.relevance - alone.get(h.turn_id)!);
-    for (const s of shift) assert.ok(Math.abs(s - shift[0]) < 1e-9, `shifts ${shift}`);
+    assert.deepEqual(
+      both.hits.map((h) => h.turn_id).sort(),
+      zephyrs.map((u) => ids.get(u)!).sort(),
+    );
+    // each candidate's text score is zephyr's own BM25, as if common were not asked (zephyr
+    // comes last in each turn, so no turn says the two in this order: no phrase bonus)
+    const alone = ask("zephyr").hits;
+    assert.deepEqual(
+      both.hits.map((h) => [h.turn_id, h.relevance]),
+      alone.map((h) => [h.turn_id, h.relevance]),
+    );
     assert.ok(
       new Set(both.hits.map((h) => h.relevance)).size > 1,
-      "the rare clause tells them apart",
+      "zephyr's count tells them apart",
     );
-    assert.deepEqual(both.hits.map((h) => h.turn_id), ask("zephyr").hits.map((h) => h.turn_id));
-    // a word every turn holds, alone: no walk at all, so the newest come first, all alike
+    // the word alone: no walk, every turn alike, the newest first
     const common = ask("common", rule);
     assert.deepEqual(common.reads.common, ['"common"']);
     assert.equal(new Set(common.hits.map((h) => h.relevance)).size, 1);
+    assert.equal(common.hits[0].turn_id, Math.max(...common.hits.map((h) => h.turn_id)));
     // a word still being typed (a prefix) stays exact, however common
-    const typing = ask("zephyr comm", rule, true);
-    assert.equal(typing.reads.common, undefined);
-    assert.deepEqual(typing.hits.map((h) => h.turn_id).sort(), [...zephyrs].sort());
+    assert.equal(ask("zephyr common", rule, true).reads.common, undefined);
   } finally {
     o.db.close();
   }

@@ -3,14 +3,7 @@
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
 import { cached, type Db } from "./db.ts";
-import {
-  ENTITY_ACT,
-  SEARCH_COMMON_MIN_ROWS,
-  SEARCH_COMMON_SHARE,
-  SEARCH_READ_CAP,
-  SEARCH_SHARE_SAMPLE,
-  SEARCH_WALK_MAX_ROWS,
-} from "../constants.ts";
+import { ENTITY_ACT, SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
@@ -131,21 +124,11 @@ export interface CandidateReads {
 
 /** When a clause counts as common (SEARCH_COMMON_SHARE and the rest by default). */
 export interface CommonRule {
-  /** A clause this share of the rows hold, and at least `minRows` of them, is common. */
-  share: number;
-  minRows: number;
-  /** So is any clause held by this many rows or more, whatever its share. */
-  maxRows: number;
-  /** The newest rows the shares are counted over. */
-  sample: number;
+  /** A one-word clause whose doclist spans this many leaf pages of the index or more. */
+  pages: number;
 }
 
-export const COMMON_RULE: CommonRule = {
-  share: SEARCH_COMMON_SHARE,
-  minRows: SEARCH_COMMON_MIN_ROWS,
-  maxRows: SEARCH_WALK_MAX_ROWS,
-  sample: SEARCH_SHARE_SAMPLE,
-};
+export const COMMON_RULE: CommonRule = { pages: SEARCH_COMMON_PAGES };
 
 export interface CandidateOptions {
   /** The words in the order typed, as one FTS5 phrase: a turn that says them gets the bonus. */
@@ -169,56 +152,93 @@ function varint(b: Uint8Array, at: number): [number, number] {
   return [v * 256 + (b[at + 8] ?? 0), 9];
 }
 
-/**
- * The index's row count and token total, from the averages record FTS5 keeps for `bm25()`
- * (rowid 1 of its data table): one page, where counting would walk the table.
- */
-function ftsTotals(db: Db): { rows: number; tokens: number } {
-  const r = cached(db, "SELECT block FROM turns_fts_data WHERE id = 1").get() as
-    | { block: Uint8Array }
-    | undefined;
-  if (!r?.block) return { rows: 0, tokens: 0 };
-  const [rows, n] = varint(r.block, 0);
-  return { rows, tokens: varint(r.block, n)[0] };
+/** The index's segments (FTS5 keeps few: 8 in the ~3 GB scale store), by their b-tree rows. */
+export function ftsSegments(db: Db): number[] {
+  const next = cached(
+    db,
+    "SELECT segid FROM turns_fts_idx WHERE segid > ? ORDER BY segid LIMIT 1",
+  );
+  const out: number[] = [];
+  for (let at = -1;;) {
+    const r = next.get(at) as { segid: number } | undefined;
+    if (!r) return out;
+    out.push(r.segid);
+    at = r.segid;
+  }
 }
 
-/**
- * Each clause's share of the index's rows, estimated from its newest `sample` matches: that
- * many over the rows from the oldest of them to the newest turn (session_meta's turn counts; a
- * turn's id is its session and place in it). A read newest first with a LIMIT is where FTS5
- * stops its walk, so each estimate costs `sample` doclist entries however large the archive.
- * Counting stops once the span is too long for the clause to be common under `below`: a rare
- * clause's exact share is never needed.
- */
-function clauseShares(
-  db: Db,
-  clauses: string[],
-  total: number,
-  sample: number,
-  below: number,
-): number[] {
-  const newest = cached(
-    db,
-    `SELECT count(*) AS n, min(rowid) AS last FROM (SELECT rowid FROM turns_fts
-       WHERE turns_fts MATCH ? ORDER BY rowid DESC LIMIT ?)`,
-  );
-  const sessions = cached(
-    db,
-    "SELECT session_no AS no, turn_count AS n FROM session_meta WHERE session_no >= ? ORDER BY session_no DESC",
-  );
-  const enough = sample / below;
-  return clauses.map((c) => {
-    const r = newest.get(c, sample) as { n: number; last: number | null };
-    if (r.n < sample || r.last === null) return total > 0 ? r.n / total : 0;
-    const from = Math.floor(r.last / TURN_SEQ_SPAN);
-    let span = 0;
-    for (const x of sessions.iterate(from) as IterableIterator<{ no: number; n: number }>) {
-      // the oldest match's own session counts from its turn on
-      span += x.no === from ? Math.max(1, x.n - (r.last % TURN_SEQ_SPAN)) : x.n;
-      if (span >= enough) break;
+/** FTS5's rowid of a segment's leaf page in its data table (fts5_index.c, FTS5_SEGMENT_ROWID). */
+const leafRowid = (segid: number, pgno: number) => segid * 2 ** 37 + pgno;
+
+/** The last term that starts on an FTS5 leaf page (its footer lists where each term starts). */
+function lastLeafTerm(page: Uint8Array): Uint8Array | null {
+  if (page.length < 4) return null;
+  const footer = (page[2] << 8) | page[3];
+  let at = footer;
+  let off = 0;
+  const starts: number[] = [];
+  while (at < page.length) {
+    const [v, n] = varint(page, at);
+    if (n === 0) break;
+    at += n;
+    off += v;
+    starts.push(off);
+  }
+  let term: Uint8Array | null = null;
+  starts.forEach((p, i) => {
+    if (i === 0) {
+      const [len, n] = varint(page, p);
+      term = page.subarray(p + n, p + n + len);
+    } else {
+      const [keep, n1] = varint(page, p);
+      const [add, n2] = varint(page, p + n1);
+      const t = new Uint8Array(keep + add);
+      t.set(term!.subarray(0, keep));
+      t.set(page.subarray(p + n1 + n2, p + n1 + n2 + add), keep);
+      term = t;
     }
-    return span > 0 ? Math.min(1, r.n / span) : 0;
   });
+  return term;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * How many leaf pages of the index a one-word clause's doclist spans, from FTS5's own b-tree
+ * of leaf pages (`turns_fts_idx`: each page's first term) and, where that says more than one
+ * page, the page itself: pages between two b-tree rows hold the last term that starts on the
+ * earlier one. That is what a walk of the word reads, found in about 20 small lookups per word
+ * whatever the archive's size. A phrase or a prefix (or a word unicode61 would fold beyond
+ * lower case) is not counted: null.
+ */
+export function clausePages(db: Db, clause: string, segs: number[]): number | null {
+  const m = /^"([A-Za-z0-9]+)"$/.exec(clause);
+  if (!m) return null;
+  const key = new TextEncoder().encode("0" + m[1].toLowerCase());
+  const below = cached(
+    db,
+    "SELECT pgno FROM turns_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1",
+  );
+  const above = cached(
+    db,
+    "SELECT pgno FROM turns_fts_idx WHERE segid = ? AND term > ? ORDER BY term LIMIT 1",
+  );
+  const leaf = cached(db, "SELECT block FROM turns_fts_data WHERE id = ?");
+  let pages = 0;
+  for (const seg of segs) {
+    // the b-tree's pgno is the page number times 2, plus a flag: the term has a doclist index
+    const lo = (below.get(seg, key) as { pgno: number } | undefined)?.pgno;
+    const hi = (above.get(seg, key) as { pgno: number } | undefined)?.pgno;
+    if (lo === undefined || hi === undefined) continue;
+    const first = Math.floor(lo / 2);
+    const next = Math.floor(hi / 2);
+    if (next - first < 2) continue;
+    const page = (leaf.get(leafRowid(seg, first)) as { block: Uint8Array } | undefined)?.block;
+    const last = page ? lastLeafTerm(page) : null;
+    if (last && sameBytes(last, key)) pages += next - first;
+  }
+  return pages;
 }
 
 /**
@@ -242,12 +262,6 @@ function heldBy(db: Db, match: string, ids: number[]): Set<number> {
     out.add(r.id);
   }
   return out;
-}
-
-/** FTS5's idf for a clause `hits` of `rows` rows hold (never below its floor of 1e-6). */
-function bm25Idf(rows: number, hits: number): number {
-  const idf = Math.log((rows - hits + 0.5) / (hits + 0.5));
-  return idf > 0 ? idf : 1e-6;
 }
 
 /**
@@ -349,19 +363,13 @@ export function searchCandidates(
   const match = clauses.join(" AND ");
   // which clauses are common: only an index large enough for a doclist walk to cost has any
   const rule = o.common ?? COMMON_RULE;
-  const totals = ftsTotals(db);
-  const common = new Map<number, number>();
-  if (totals.rows >= Math.min(rule.minRows / rule.share, rule.maxRows)) {
-    const below = Math.min(rule.share, rule.maxRows / totals.rows);
-    // a prefix (`"Sear"*`, a word still being typed) stays exact: FTS5 merges every term it
-    // covers before it can read one row, so estimating its share would pay that merge twice
-    const words = clauses.map((c, i) => ({ c, i })).filter((x) => !x.c.endsWith("*"));
-    clauseShares(db, words.map((x) => x.c), totals.rows, rule.sample, below).forEach((s, k) => {
-      const n = s * totals.rows;
-      if ((s >= rule.share && n >= rule.minRows) || n >= rule.maxRows) common.set(words[k].i, s);
-    });
-  }
-  if (reads && common.size) reads.common = [...common.keys()].map((i) => clauses[i]);
+  const common = new Set<number>();
+  const segs = ftsSegments(db);
+  clauses.forEach((c, i) => {
+    const pages = clausePages(db, c, segs);
+    if (pages !== null && pages >= rule.pages) common.add(i);
+  });
+  if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
   const rows = cached(
     db,
     `SELECT ${CANDIDATE_COLUMNS}, ${
@@ -384,11 +392,8 @@ export function searchCandidates(
   if (!cands.length) return cands;
   const newest = cands[0].id;
   if (common.size) {
-    // a clause every candidate holds, and most turns do, tells them apart by its count alone,
-    // which costs its doclist's walk: it adds its idf, as one instance in a turn of average length
-    let idf = 0;
-    for (const s of common.values()) idf += bm25Idf(totals.rows, s * totals.rows);
-    for (const c of cands) c.relevance = idf;
+    // a clause every candidate holds and most turns do tells them apart by its count alone,
+    // for the price of its doclist's walk: it adds nothing, to every candidate alike
     const rare = clauses.filter((_, i) => !common.has(i));
     if (rare.length) {
       // FTS5's own BM25 for the rest, for the candidates alone: read newest first from the
