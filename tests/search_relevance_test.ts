@@ -244,4 +244,13 @@ Deno.test("each query's excerpt is centred on its own words in order, one query 
   // the words in order where they stand apart first, together later
   const apart = `delta ${pad}gamma ${pad}gamma-delta ${pad}`;
   assert.ok(cutExcerpt(apart, ["gamma", "delta"], ["gamma", "delta"]).includes("gamma-delta"));
+  // beyond ASCII: a letter (é) joins words, a dash or an emoji (astral) stands between them
+  const gd = ["gamma", "delta"];
+  const wide = `${pad}gammaédelta one ${pad}gamma — 🤖 delta two ${pad}`;
+  assert.ok(cutExcerpt(wide, gd, gd).includes("gamma — 🤖 delta two"), cutExcerpt(wide, gd, gd));
+  const none = `${pad}gammaédelta one ${pad}gamma𝒳delta ${pad}`;
+  assert.ok(
+    cutExcerpt(none, gd, gd).includes("gammaédelta one"),
+    "no in-order match: the first word",
+  );
 });
