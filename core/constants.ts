@@ -129,6 +129,13 @@ export const SEARCH_POOL = 200;
  */
 export const SEARCH_READ_CAP = 1_000;
 /**
+ * Search: a one-word clause whose FTS5 doclist spans at least this many leaf pages (about 4 KB
+ * each, some 1.4 ms of walk on the scale bench's machine) is common: it adds nothing to every
+ * candidate alike instead of FTS5 walking its whole doclist for BM25's idf (docs/design/search.md;
+ * chosen by the quality and scale benches).
+ */
+export const SEARCH_COMMON_PAGES = 100;
+/**
  * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
  * size), direct actions first, then newest.
  */

@@ -5,10 +5,15 @@
  */
 import assert from "node:assert/strict";
 import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
-import { parseQuery } from "../core/recall/query.ts";
+import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import type { CandidateReads } from "../core/store/query.ts";
+import {
+  type CandidateReads,
+  clausePages,
+  type CommonRule,
+  ftsSegments,
+} from "../core/store/query.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
 const SMALL_SID = "24242424-0000-4000-8000-000000000002";
@@ -128,4 +133,77 @@ Deno.test("a word rarer than the cap is ranked as over every row it matches; the
   const phrase = ranked(w.sb.store, "turn 290 the", null, CAP);
   assert.equal(phrase.ids[0], ids.get(big[290]));
   assert.ok(phrase.reads.rows[0] <= CAP);
+});
+
+Deno.test("a word whose doclist spans many pages adds nothing alike; the rare word's BM25 tells them apart", async () => {
+  // one session whose every turn says `common` many times, so its doclist spans several pages
+  const w = await world();
+  await using _ = w;
+  const t = new Transcript({
+    sessionId: BIG_SID,
+    cwd: w.dir("big"),
+    start: "2026-02-01T10:00:00.000Z",
+  });
+  const zephyrs: string[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const u = t.assistant(
+      `turn ${i} ${"common ".repeat(20)}${
+        i % 50 === 0 ? "zephyr ".repeat(1 + (i % 150) / 50) : ""
+      }`,
+    );
+    if (i % 50 === 0) zephyrs.push(u);
+  }
+  await put(w, t);
+  await ingest(w);
+  const ids = w.ids();
+  const o = openRead(w.sb.store)!;
+  try {
+    const ask = (q: string, common?: CommonRule, prefix = false) => {
+      const reads: CandidateReads = { rows: [], capped: false };
+      const hits = rank(o.db, {
+        query: prefix ? asPrefix(parseQuery(q)) : parseQuery(q),
+        vis: { project: null, exclude: [] },
+        filters: {},
+        limit: 50,
+        common,
+        reads,
+      });
+      return { hits, reads };
+    };
+    const segs = ftsSegments(o.db);
+    const pages = clausePages(o.db, '"common"', segs)!;
+    assert.ok(pages >= 2, `common's doclist spans ${pages} pages`);
+    assert.equal(clausePages(o.db, '"zephyr"', segs), 0, "zephyr's fits in a page");
+    // a word the index lacks, sorting right after common: the pages common spans are not its
+    assert.equal(clausePages(o.db, '"commonz"', segs), 0);
+    // the default rule leaves an index this small exact
+    assert.equal(ask("zephyr common").reads.common, undefined);
+    const rule: CommonRule = { pages: 2 };
+    const both = ask("zephyr common", rule);
+    assert.deepEqual(both.reads.common, ['"common"']);
+    assert.deepEqual(
+      both.hits.map((h) => h.turn_id).sort(),
+      zephyrs.map((u) => ids.get(u)!).sort(),
+    );
+    // each candidate's text score is zephyr's own BM25, as if common were not asked (zephyr
+    // comes last in each turn, so no turn says the two in this order: no phrase bonus)
+    const alone = ask("zephyr").hits;
+    assert.deepEqual(
+      both.hits.map((h) => [h.turn_id, h.relevance]),
+      alone.map((h) => [h.turn_id, h.relevance]),
+    );
+    assert.ok(
+      new Set(both.hits.map((h) => h.relevance)).size > 1,
+      "zephyr's count tells them apart",
+    );
+    // the word alone: no walk, every turn alike, the newest first
+    const common = ask("common", rule);
+    assert.deepEqual(common.reads.common, ['"common"']);
+    assert.equal(new Set(common.hits.map((h) => h.relevance)).size, 1);
+    assert.equal(common.hits[0].turn_id, Math.max(...common.hits.map((h) => h.turn_id)));
+    // a word still being typed (a prefix) stays exact, however common
+    assert.equal(ask("zephyr common", rule, true).reads.common, undefined);
+  } finally {
+    o.db.close();
+  }
 });

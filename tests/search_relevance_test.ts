@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 import { parseQuery } from "../core/recall/query.ts";
+import { cutExcerpt } from "../core/recall/excerpt.ts";
 import { DatabaseSync } from "node:sqlite";
 
 const ALPHA_SID = "21212121-0000-4000-8000-000000000001";
@@ -230,4 +231,26 @@ Deno.test("a query word that starts with '-' is refused with the way to ask for 
   assert.match(r.err, /unknown option '--jq'.*put -- before the query: terminus search -- --jq/);
   const ok = await w.run(["search", "--project", "*", "--", "--jq"]);
   assert.equal(ok.code, 0, ok.err);
+});
+
+Deno.test("each query's excerpt is centred on its own words in order, one query after another", () => {
+  const pad = "filler ".repeat(80);
+  const text = `${pad}alpha beta here ${pad}gamma delta there ${pad}`;
+  const a = cutExcerpt(text, ["alpha", "beta"], ["alpha", "beta"]);
+  const g = cutExcerpt(text, ["gamma", "delta"], ["gamma", "delta"]);
+  assert.ok(a.includes("alpha beta here"), a);
+  assert.ok(g.includes("gamma delta there"), g);
+  assert.ok(!g.includes("alpha"), g);
+  // the words in order where they stand apart first, together later
+  const apart = `delta ${pad}gamma ${pad}gamma-delta ${pad}`;
+  assert.ok(cutExcerpt(apart, ["gamma", "delta"], ["gamma", "delta"]).includes("gamma-delta"));
+  // beyond ASCII: a letter (é) joins words, a dash or an emoji (astral) stands between them
+  const gd = ["gamma", "delta"];
+  const wide = `${pad}gammaédelta one ${pad}gamma — 🤖 delta two ${pad}`;
+  assert.ok(cutExcerpt(wide, gd, gd).includes("gamma — 🤖 delta two"), cutExcerpt(wide, gd, gd));
+  const none = `${pad}gammaédelta one ${pad}gamma𝒳delta ${pad}`;
+  assert.ok(
+    cutExcerpt(none, gd, gd).includes("gammaédelta one"),
+    "no in-order match: the first word",
+  );
 });

@@ -45,8 +45,13 @@ import { transcriptBytes } from "./real.ts";
 import { pct, resolveQueries } from "./search.ts";
 import { ENTITY_WEIGHTS, PHRASE_BONUS, rank } from "../../core/recall/rank.ts";
 import { parseQuery } from "../../core/recall/query.ts";
+import type { CandidateReads } from "../../core/store/query.ts";
+import { SEARCH_COMMON_PAGES } from "../../core/constants.ts";
+import { SCALE_SIZES } from "../lib/scale_corpus.ts";
 
 const TOP = 10;
+/** Copies of this corpus the ~3 GB scale corpus holds (bench/lib/scale_corpus.ts). */
+const SCALE_COPIES = SCALE_SIZES.find((s) => s.name === "3gb")!.copies;
 /** The grid: entity bonus per exact match (a covered one counts half), and the phrase bonus. */
 const EXACT_GRID = [0, 0.5, 1, 2];
 const PHRASE_GRID = [0, 3, 10, 20];
@@ -346,6 +351,30 @@ export const section: Section = {
       }
     });
 
+    // common clauses as the ~3 GB scale store sees them: it holds 24 copies of this corpus, so a
+    // word's doclist there spans about 24 times the pages it spans here
+    const atScale = withStore(scn.store, (db) => {
+      const pages = Math.max(1, Math.round(SEARCH_COMMON_PAGES / SCALE_COPIES));
+      let withCommon = 0;
+      const scores = items.map((it) => {
+        const reads: CandidateReads = { rows: [], capped: false };
+        const hits = rank(db, {
+          query: parseQuery(it.q),
+          vis: { project: null, exclude: [] },
+          filters: {},
+          limit: TOP,
+          common: { pages },
+          reads,
+        });
+        if (reads.common?.length) withCommon++;
+        return scoreOne(it, {
+          sessions: hits.map((h) => h.session_key),
+          uuids: hits.map((h) => uuidOf.get(h.turn_id) ?? null),
+        }, true);
+      });
+      return { pages, withCommon, score: summarise(scores) };
+    });
+
     // scores
     const kinds = Object.keys(KIND_QUOTA) as QKind[];
     const table: Record<string, Record<string, Score>> = {};
@@ -429,6 +458,16 @@ export const section: Section = {
         "",
         undefined,
         `plain FTS5 table ${f2(plain.overall.tmrr)}`,
+      ),
+      metric(
+        "quality_common_at_scale_session_mrr",
+        "in process, common words as at ~3 GB: session-level MRR, overall",
+        round(atScale.score.smrr, 3),
+        "",
+        undefined,
+        `hit@5 ${f2(atScale.score.s5)}, turn MRR ${
+          f2(atScale.score.tmrr)
+        }; a word spanning >= ${atScale.pages} pages here (SEARCH_COMMON_PAGES ${SEARCH_COMMON_PAGES} / ${SCALE_COPIES} copies) adds nothing alike; ${atScale.withCommon} of ${items.length} queries had one`,
       ),
       metric(
         "quality_mcp_session_mrr",

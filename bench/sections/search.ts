@@ -265,7 +265,7 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
       const x = args(r);
       let t = performance.now();
       out[i].candidates =
-        searchCandidates(db, x.query.match!, x.vis, x.filters, SEARCH_POOL).length;
+        searchCandidates(db, x.query.clauses, x.vis, x.filters, SEARCH_POOL).length;
       c.push(performance.now() - t);
       t = performance.now();
       rank(db, x);

@@ -58,8 +58,12 @@ export interface Query {
   phrases: string[][];
   /** The FTS5 MATCH expression; null when nothing is left to search. */
   match: string | null;
+  /** Its clauses, each an FTS5 phrase (a word, quoted words, a prefix): `match` is them ANDed. */
+  clauses: string[];
   /** Every kept word quoted, AND: for an index that keeps no positions (no phrases there). */
   wordsMatch: string | null;
+  /** Its clauses, one quoted word each. */
+  wordClauses: string[];
   /**
    * Every word, in the order typed, as one FTS5 phrase: a turn that says them so ranks above
    * one that only holds them apart. Null for one word, or when the person quoted phrases.
@@ -126,14 +130,17 @@ export function parseQuery(text: string): Query {
   const phrase = typed.length > 1 && typed.length <= MAX_QUERY_TOKENS
     ? quote(typed.join(" "))
     : null;
-  const wordsMatch = terms.length ? terms.map(quote).join(" AND ") : null;
+  const wordClauses = terms.map(quote);
+  const wordsMatch = terms.length ? wordClauses.join(" AND ") : null;
   return {
     text,
     terms,
     folded,
     truncated,
     match,
+    clauses,
     wordsMatch,
+    wordClauses,
     groups: [folded],
     phrases,
     phrase,
@@ -152,7 +159,8 @@ export function asPrefix(q: Query): Query {
   if (!q.match || !last || q.phrases.length || [...last].length < BROWSE_PREFIX_MIN_CHARS) return q;
   const quoted = q.terms.map(quote);
   quoted[quoted.length - 1] += "*";
-  return { ...q, match: quoted.join(" AND "), wordsMatch: quoted.join(" AND "), phrase: null };
+  const match = quoted.join(" AND ");
+  return { ...q, match, clauses: quoted, wordsMatch: match, wordClauses: quoted, phrase: null };
 }
 
 export const NO_WORDS_REASON = "the query has no words that can be searched";

@@ -12,6 +12,7 @@ import {
   type ActedCandidate,
   type Candidate,
   type CandidateReads,
+  type CommonRule,
   entitiesOf,
   entityDf,
   ftsKeepsPositions,
@@ -95,6 +96,8 @@ export interface SearchArgs {
   readCap?: number;
   /** Filled with what the candidate read did, when given. */
   reads?: CandidateReads;
+  /** When a clause is scored as common (COMMON_RULE by default; the benches try others). */
+  common?: CommonRule;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
@@ -124,14 +127,17 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
   const positions = a.query.match === null || ftsKeepsPositions(db);
   const cands = searchCandidates(
     db,
-    positions ? a.query.match : a.query.wordsMatch,
+    a.query.match === null ? null : positions ? a.query.clauses : a.query.wordClauses,
     a.vis,
     a.filters,
     pool,
-    positions ? a.query.phrase : null,
-    a.phraseBonus ?? PHRASE_BONUS,
-    a.readCap,
-    a.reads,
+    {
+      phrase: positions ? a.query.phrase : null,
+      phraseBonus: a.phraseBonus ?? PHRASE_BONUS,
+      readCap: a.readCap,
+      reads: a.reads,
+      common: a.common,
+    },
   );
   if (cands.length === 0) return [];
   const ents = entitiesOf(db, cands.map((c) => c.id));

@@ -3,7 +3,7 @@
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
 import { cached, type Db } from "./db.ts";
-import { ENTITY_ACT, SEARCH_READ_CAP } from "../constants.ts";
+import { ENTITY_ACT, SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
@@ -118,30 +118,192 @@ export interface CandidateReads {
   rows: number[];
   /** Whether a read stopped at its cap, so older matches were left unread. */
   capped: boolean;
+  /** The clauses scored as common (a count of 1 each, no walk of their doclists). */
+  common?: string[];
+}
+
+/** When a clause counts as common (SEARCH_COMMON_SHARE and the rest by default). */
+export interface CommonRule {
+  /** A one-word clause whose doclist spans this many leaf pages of the index or more. */
+  pages: number;
+}
+
+export const COMMON_RULE: CommonRule = { pages: SEARCH_COMMON_PAGES };
+
+export interface CandidateOptions {
+  /** The words in the order typed, as one FTS5 phrase: a turn that says them gets the bonus. */
+  phrase?: string | null;
+  phraseBonus?: number;
+  /** Matching rows read, newest first (SEARCH_READ_CAP by default). */
+  readCap?: number;
+  reads?: CandidateReads;
+  common?: CommonRule;
+}
+
+/** SQLite's varint, as FTS5 writes its row count and token totals: [value, bytes]. */
+function varint(b: Uint8Array, at: number): [number, number] {
+  let v = 0;
+  for (let i = 0; i < 8; i++) {
+    const x = b[at + i];
+    if (x === undefined) return [v, i];
+    v = v * 128 + (x & 0x7f);
+    if (x < 0x80) return [v, i + 1];
+  }
+  return [v * 256 + (b[at + 8] ?? 0), 9];
+}
+
+/** The index's segments (FTS5 keeps few: 8 in the ~3 GB scale store), by their b-tree rows. */
+export function ftsSegments(db: Db): number[] {
+  const next = cached(
+    db,
+    "SELECT segid FROM turns_fts_idx WHERE segid > ? ORDER BY segid LIMIT 1",
+  );
+  const out: number[] = [];
+  for (let at = -1;;) {
+    const r = next.get(at) as { segid: number } | undefined;
+    if (!r) return out;
+    out.push(r.segid);
+    at = r.segid;
+  }
+}
+
+/** FTS5's rowid of a segment's leaf page in its data table (fts5_index.c, FTS5_SEGMENT_ROWID). */
+const leafRowid = (segid: number, pgno: number) => segid * 2 ** 37 + pgno;
+
+/** The last term that starts on an FTS5 leaf page (its footer lists where each term starts). */
+function lastLeafTerm(page: Uint8Array): Uint8Array | null {
+  if (page.length < 4) return null;
+  const footer = (page[2] << 8) | page[3];
+  let at = footer;
+  let off = 0;
+  const starts: number[] = [];
+  while (at < page.length) {
+    const [v, n] = varint(page, at);
+    if (n === 0) break;
+    at += n;
+    off += v;
+    starts.push(off);
+  }
+  let term: Uint8Array | null = null;
+  starts.forEach((p, i) => {
+    if (i === 0) {
+      const [len, n] = varint(page, p);
+      term = page.subarray(p + n, p + n + len);
+    } else {
+      const [keep, n1] = varint(page, p);
+      const [add, n2] = varint(page, p + n1);
+      const t = new Uint8Array(keep + add);
+      t.set(term!.subarray(0, keep));
+      t.set(page.subarray(p + n1 + n2, p + n1 + n2 + add), keep);
+      term = t;
+    }
+  });
+  return term;
+}
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) =>
+  a.length === b.length && a.every((x, i) => x === b[i]);
+
+/**
+ * How many leaf pages of the index a one-word clause's doclist spans, from FTS5's own b-tree
+ * of leaf pages (`turns_fts_idx`: each page's first term) and, where that says more than one
+ * page, the page itself: pages between two b-tree rows hold the last term that starts on the
+ * earlier one. That is what a walk of the word reads, found in about 20 small lookups per word
+ * whatever the archive's size. A phrase or a prefix (or a word unicode61 would fold beyond
+ * lower case) is not counted: null.
+ */
+export function clausePages(db: Db, clause: string, segs: number[]): number | null {
+  const m = /^"([A-Za-z0-9]+)"$/.exec(clause);
+  if (!m) return null;
+  const key = new TextEncoder().encode("0" + m[1].toLowerCase());
+  const below = cached(
+    db,
+    "SELECT pgno FROM turns_fts_idx WHERE segid = ? AND term <= ? ORDER BY term DESC LIMIT 1",
+  );
+  const above = cached(
+    db,
+    "SELECT pgno FROM turns_fts_idx WHERE segid = ? AND term > ? ORDER BY term LIMIT 1",
+  );
+  const leaf = cached(db, "SELECT block FROM turns_fts_data WHERE id = ?");
+  let pages = 0;
+  for (const seg of segs) {
+    // the b-tree's pgno is the page number times 2, plus a flag: the term has a doclist index
+    const lo = (below.get(seg, key) as { pgno: number } | undefined)?.pgno;
+    const hi = (above.get(seg, key) as { pgno: number } | undefined)?.pgno;
+    if (lo === undefined || hi === undefined) continue;
+    const first = Math.floor(lo / 2);
+    const next = Math.floor(hi / 2);
+    if (next - first < 2) continue;
+    const page = (leaf.get(leafRowid(seg, first)) as { block: Uint8Array } | undefined)?.block;
+    const last = page ? lastLeafTerm(page) : null;
+    if (last && sameBytes(last, key)) pages += next - first;
+  }
+  return pages;
 }
 
 /**
- * FTS5 candidates ranked by -bm25 with the spec's total order, at most `pool`. With no `match`
+ * The rowids a MATCH holds from `newest` down to `oldest`. FTS5 walks a doclist from one end:
+ * forwards from its oldest row (a lower bound on the rowid does not shorten that walk: a window
+ * of 67k rows of a 359k-row doclist cost the whole walk), or backwards from an upper bound,
+ * stopping when the reader stops. So a window in the older half of the index is read forwards
+ * in one statement, one in the newer half backwards, stopped at the first row past `oldest`
+ * (backwards costs more a row, about twice on the 200 MB store, but walks only the window).
+ */
+function heldBetween(db: Db, match: string, oldest: number, newest: number): Set<number> {
+  // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
+  const lo =
+    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  const hi =
+    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  if (hi <= lo || oldest - lo < hi - oldest) {
+    return new Set(
+      (cached(
+        db,
+        "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
+      ).all(match, oldest, newest) as { id: number }[]).map((r) => r.id),
+    );
+  }
+  const out = new Set<number>();
+  const rows = cached(
+    db,
+    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
+  ).iterate(match, newest) as IterableIterator<{ id: number }>;
+  for (const r of rows) {
+    if (r.id < oldest) break;
+    out.add(r.id);
+  }
+  return out;
+}
+
+/**
+ * FTS5 candidates ranked by BM25 with the spec's total order, at most `pool`. With no clauses
  * (filters alone), every turn the filters pass, newest first, relevance 0.
  *
- * The read is bounded: each MATCH reads at most `readCap` rows that pass the scope and filters,
- * newest first (FTS5 walks its doclists in rowid order, and a turn's id grows with the archive),
- * and BM25 is computed for those rows only. A word rarer than that is ranked exactly; a common
- * one over its newest `readCap` rows in the scope, so a small scope still gets every row of its
- * own. A turn among them that says the words in the order typed (`phrase`) gets `phraseBonus`
- * on top, found by a MATCH of the phrase over the same rowid window.
+ * The read is bounded: the MATCH (every clause ANDed) reads at most `readCap` rows that pass the
+ * scope and filters, newest first (FTS5 walks its doclists in rowid order, and a turn's id grows
+ * with the archive). A word rarer than that is ranked exactly; a common one over its newest
+ * `readCap` rows in the scope, so a small scope still gets every row of its own. A turn among
+ * them that says the words in the order typed (`phrase`) gets `phraseBonus` on top, found by a
+ * MATCH of the phrase over the same rowid window.
+ *
+ * BM25 is FTS5's own for every clause but the common ones: FTS5 computes a clause's idf by
+ * walking its whole doclist, once per statement, and a clause most turns hold costs that walk
+ * for almost nothing (its idf is small, and every candidate holds it). A common clause (`common`)
+ * adds its idf, from its share of the newest rows, to every candidate alike; the rest are scored
+ * by a `bm25()` MATCH of them alone over the candidates' window, which walks only their doclists.
  */
 export function searchCandidates(
   db: Db,
-  match: string | null,
+  clauses: string[] | null,
   vis: Visibility,
   f: SearchFilters,
   pool: number,
-  phrase: string | null = null,
-  phraseBonus = 0,
-  readCap = SEARCH_READ_CAP,
-  reads?: CandidateReads,
+  o: CandidateOptions = {},
 ): Candidate[] {
+  const readCap = o.readCap ?? SEARCH_READ_CAP;
+  const reads = o.reads;
   const w = visibleWhere(vis);
   const where = [w.sql];
   const params: (string | number)[] = [...w.params];
@@ -179,7 +341,7 @@ export function searchCandidates(
   const idLo = f.sessionNo != null ? turnId(f.sessionNo, 0) : null;
   const idHi = f.sessionNo != null ? turnId(f.sessionNo + 1, 0) - 1 : null;
   const maxId = f.maxId !== undefined ? Math.min(f.maxId, idHi ?? Number.MAX_SAFE_INTEGER) : idHi;
-  if (match === null) {
+  if (clauses === null || clauses.length === 0) {
     if (idLo !== null) {
       where.push("t.id >= ?");
       params.push(idLo);
@@ -211,9 +373,21 @@ export function searchCandidates(
     lo = Math.max(lo, turnId(span.lo, 0));
     hi = Math.min(hi, turnId(span.hi + 1, 0) - 1);
   }
+  const match = clauses.join(" AND ");
+  // which clauses are common: only an index large enough for a doclist walk to cost has any
+  const rule = o.common ?? COMMON_RULE;
+  const common = new Set<number>();
+  const segs = ftsSegments(db);
+  clauses.forEach((c, i) => {
+    const pages = clausePages(db, c, segs);
+    if (pages !== null && pages >= rule.pages) common.add(i);
+  });
+  if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
   const rows = cached(
     db,
-    `SELECT ${CANDIDATE_COLUMNS}, -bm25(turns_fts) AS relevance
+    `SELECT ${CANDIDATE_COLUMNS}, ${
+      common.size ? "0 AS relevance" : "-bm25(turns_fts) AS relevance"
+    }
      FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
        JOIN sessions s ON s.session_no = t.session_no
        LEFT JOIN session_meta m ON m.session_no = t.session_no
@@ -228,19 +402,36 @@ export function searchCandidates(
     reads.rows.push(cands.length);
     if (capped) reads.capped = true;
   }
-  if (phrase && phraseBonus && cands.length) {
-    // the turns that say the words in order, looked for only within the rows read: FTS5 seeks
-    // its doclists to the oldest of them, so this walk is bounded by the same window
-    const oldest = cands[cands.length - 1].id;
-    const newest = cands[0].id;
-    const said = new Set(
-      (cached(
-        db,
-        "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
-      ).all(phrase, capped ? oldest : lo, newest) as { id: number }[]).map((r) => r.id),
-    );
+  if (!cands.length) return cands;
+  const newest = cands[0].id;
+  if (common.size) {
+    // a clause every candidate holds and most turns do tells them apart by its count alone,
+    // for the price of its doclist's walk: it adds nothing, to every candidate alike
+    const rare = clauses.filter((_, i) => !common.has(i));
+    if (rare.length) {
+      // FTS5's own BM25 for the rest, for the candidates alone: read newest first from the
+      // newest of them, so only the window of each doclist is walked, and the LIMIT stops it at
+      // the oldest (every candidate holds these clauses); `+rowid` keeps the list a filter
+      // rather than one FTS5 seek per id. The idf walk is over these clauses' doclists only.
+      const score = new Map(
+        (cached(
+          db,
+          `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
+           WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
+           ORDER BY rowid DESC LIMIT ?`,
+        ).all(rare.join(" AND "), newest, JSON.stringify(cands.map((c) => c.id)), cands.length) as {
+          id: number;
+          r: number;
+        }[]).map((x) => [x.id, x.r]),
+      );
+      for (const c of cands) c.relevance += score.get(c.id) ?? 0;
+    }
+  }
+  if (o.phrase && o.phraseBonus) {
+    // the turns that say the words in order, looked for only within the rows read
+    const said = heldBetween(db, o.phrase, cands[cands.length - 1].id, cands[0].id);
     if (reads) reads.rows.push(said.size);
-    for (const c of cands) if (said.has(c.id)) c.relevance += phraseBonus;
+    for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
   }
   return cands.sort(candidateOrder).slice(0, pool);
 }
