@@ -230,7 +230,13 @@ function pathPlan(
       // `if/else` in a sentence resolves under the cwd; it counts only when a stored absolute
       // path ends in its last two parts (or is it)
       const tail = c.split("/").slice(-2).join("/");
-      if (!named.some((p) => p.startsWith("/") && (p === c || p.endsWith("/" + tail)))) {
+      // compared canonical: a folder is stored as written, often with its trailing slash
+      // (`ls .erk/impl-context/`)
+      const endsInTail = (p: string) => {
+        const cp = canonicalPath(p);
+        return p.startsWith("/") && (cp === c || cp.endsWith("/" + tail));
+      };
+      if (!named.some(endsInTail)) {
         return null;
       }
     }

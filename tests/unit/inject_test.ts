@@ -195,3 +195,19 @@ Deno.test("brief: the newest session is the one whose last turn is newest, ties 
   assert.ok(brief.text.includes("It last answered: answer 2"), brief.text);
   assert.equal(numbers[2].at, numbers[0].at);
 });
+
+Deno.test("recall: a folder a past session named with its trailing slash is held when a prompt names it without one", async () => {
+  await using box = await unitBox();
+  const folder = `${ALPHA}/docs/notes`;
+  const a = new Session("eeeeeeee-0000-4000-8000-000000000001", ALPHA, "2026-11-27T10:00:00Z");
+  a.user("what is in the notes folder?");
+  const [call] = a.read(`${folder}/`, "plan.md\nretro.md");
+  a.assistant("Two files: plan.md and retro.md.");
+  await a.write(box);
+  await pass(box, NOW);
+  const callId =
+    query<{ id: number }>(box.store, "SELECT id FROM turns WHERE uuid = ?", call)[0].id;
+  const r = await withStore(box, (db) => recallFor(db, `tidy up ${folder} for me`));
+  assert.deepEqual(r.unheld ?? [], [], JSON.stringify(r));
+  assert.ok(r.injected.some((t) => t.id === callId), JSON.stringify(r));
+});
