@@ -11,6 +11,7 @@ import {
   CLAUDE,
   diffSnapshots,
   install,
+  oneTurnTranscript,
   settle,
   type SetupBox,
   setupBox,
@@ -61,24 +62,6 @@ function assertShape(r: CliResult, data: Record<string, Check>, what: string) {
   assert.equal(r.code, problems.length ? 1 : 0, `${what}: exit only on a problem`);
 }
 
-/** One session of one typed turn, under the sandbox's Claude root. */
-async function oneTurnTranscript(sb: SetupBox) {
-  await writeTranscript(
-    sb.claude,
-    "/nonexistent/terminus-doctor/alpha",
-    "11111111-1111-4111-8111-111111111111.jsonl",
-    JSON.stringify({
-      type: "user",
-      uuid: "u1",
-      parentUuid: null,
-      timestamp: "2026-08-12T21:00:00.000Z",
-      cwd: "/nonexistent/terminus-doctor/alpha",
-      sessionId: "11111111-1111-4111-8111-111111111111",
-      message: { role: "user", content: "hello" },
-    }) + "\n",
-  );
-}
-
 async function wireItUp(sb: SetupBox) {
   const r = await install(sb);
   assert.equal(r.code, 0, r.out + r.err);
@@ -90,7 +73,7 @@ Deno.test({
   ...real,
   async fn() {
     await using sb = await setupBox();
-    await oneTurnTranscript(sb);
+    await oneTurnTranscript(sb, "/nonexistent/terminus-doctor/alpha");
     await wireItUp(sb);
     sb.env.PATH = `${join(sb.home, ".local", "bin")}:${sb.env.PATH}`; // as the receipt asks
     const { r, doc, data } = await doctor(sb);
@@ -388,7 +371,7 @@ Deno.test("a working link whose folder is not on PATH is a note whose fix is the
 
 Deno.test("deadline misses: each pass's notes count the drained prompts that ran late; doctor's last_run is a note past 5% of the last 100", async () => {
   await using sb = await setupBox("none");
-  await oneTurnTranscript(sb);
+  await oneTurnTranscript(sb, "/nonexistent/terminus-doctor/alpha");
   // the hook's queue: 100 prompts, 5 of them late (one in the note-only form of older builds)
   const queue = join(sb.data, "queue");
   await Deno.mkdir(queue, { recursive: true });

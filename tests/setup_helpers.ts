@@ -5,7 +5,14 @@
  */
 import { join } from "node:path";
 import { findClaude } from "./e2e/claude.ts";
-import { cliArgs, type CliResult, runCli, type Sandbox, sandbox } from "./helpers.ts";
+import {
+  cliArgs,
+  type CliResult,
+  runCli,
+  type Sandbox,
+  sandbox,
+  writeTranscript,
+} from "./helpers.ts";
 import { VERSION } from "../core/constants.ts";
 import { processesOf } from "./inject_helpers.ts";
 
@@ -231,3 +238,22 @@ export async function settle(sb: Sandbox): Promise<void> {
 }
 
 export { sandbox };
+
+/** One session of one typed turn (`hello`) in `project`, written under the sandbox's Claude root. */
+export async function oneTurnTranscript(sb: SetupBox, project: string): Promise<void> {
+  const sessionId = "11111111-1111-4111-8111-111111111111";
+  await writeTranscript(
+    sb.claude,
+    project,
+    `${sessionId}.jsonl`,
+    JSON.stringify({
+      type: "user",
+      uuid: "u1",
+      parentUuid: null,
+      timestamp: "2026-08-12T21:00:00.000Z",
+      cwd: project,
+      sessionId,
+      message: { role: "user", content: "hello" },
+    }) + "\n",
+  );
+}

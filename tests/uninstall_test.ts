@@ -5,11 +5,12 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { exists, runCli, writeTranscript } from "./helpers.ts";
+import { exists, runCli } from "./helpers.ts";
 import {
   CLAUDE,
   install,
   mcpEntry,
+  oneTurnTranscript,
   runWithInput,
   settle,
   type SetupBox,
@@ -26,20 +27,7 @@ async function installed(sb: SetupBox) {
 
 /** A store with one archived session. */
 async function withStore(sb: SetupBox) {
-  await writeTranscript(
-    sb.claude,
-    "/nonexistent/terminus-uninstall/alpha",
-    "11111111-1111-4111-8111-111111111111.jsonl",
-    JSON.stringify({
-      type: "user",
-      uuid: "u1",
-      parentUuid: null,
-      timestamp: "2026-08-12T21:00:00.000Z",
-      cwd: "/nonexistent/terminus-uninstall/alpha",
-      sessionId: "11111111-1111-4111-8111-111111111111",
-      message: { role: "user", content: "hello" },
-    }) + "\n",
-  );
+  await oneTurnTranscript(sb, "/nonexistent/terminus-uninstall/alpha");
   await settle(sb);
   assert.ok(await exists(sb.store));
 }
