@@ -129,10 +129,10 @@ export const SEARCH_POOL = 200;
  */
 export const SEARCH_READ_CAP = 1_000;
 /**
- * Search: a one-word clause whose FTS5 doclist spans at least this many leaf pages (about 4 KB
- * each, some 1.4 ms of walk on the scale bench's machine) is common: it adds nothing to every
- * candidate alike instead of FTS5 walking its whole doclist for BM25's idf (docs/design/search.md;
- * chosen by the quality and scale benches).
+ * Search: the one-word clauses BM25 scores exactly span fewer FTS5 leaf pages than this together
+ * (about 4 KB each, some 1.4 ms of walk per 100 on the scale bench's machine), since FTS5 walks
+ * each one's whole doclist for its idf; the longest are common until they do, and add nothing to
+ * every candidate alike (docs/design/search.md; chosen by the quality and scale benches).
  */
 export const SEARCH_COMMON_PAGES = 100;
 /**

@@ -147,7 +147,7 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
   const zephyrs: string[] = [];
   for (let i = 0; i < 1200; i++) {
     const u = t.assistant(
-      `turn ${i} ${"common ".repeat(20)}${
+      `turn ${i} ${"often ".repeat(10)}${"common ".repeat(20)}${
         i % 50 === 0 ? "zephyr ".repeat(1 + (i % 150) / 50) : ""
       }`,
     );
@@ -203,6 +203,17 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
     assert.equal(common.hits[0].turn_id, Math.max(...common.hits.map((h) => h.turn_id)));
     // a word still being typed (a prefix) stays exact, however common
     assert.equal(ask("zephyr common", rule, true).reads.common, undefined);
+    // two words each shorter than the rule but longer together: the longer is common, the
+    // shorter stays exact, since the idf walk reads every exact word's pages
+    const often = clausePages(o.db, '"often"', segs)!;
+    assert.ok(often >= 2 && often < pages, `often spans ${often} pages, common ${pages}`);
+    const split = ask("zephyr often common", { pages: pages + 1 });
+    assert.deepEqual(split.reads.common, ['"common"']);
+    assert.deepEqual(
+      split.hits.map((h) => h.turn_id).sort(),
+      zephyrs.map((u) => ids.get(u)!).sort(),
+    );
+    assert.equal(ask("zephyr often common", { pages: pages + often + 1 }).reads.common, undefined);
   } finally {
     o.db.close();
   }

@@ -465,9 +465,9 @@ export const section: Section = {
         round(atScale.score.smrr, 3),
         "",
         undefined,
-        `hit@5 ${f2(atScale.score.s5)}, turn MRR ${
-          f2(atScale.score.tmrr)
-        }; a word spanning >= ${atScale.pages} pages here (SEARCH_COMMON_PAGES ${SEARCH_COMMON_PAGES} / ${SCALE_COPIES} copies) adds nothing alike; ${atScale.withCommon} of ${items.length} queries had one`,
+        `hit@5 ${round(atScale.score.s5, 3)}, turn MRR ${
+          round(atScale.score.tmrr!, 3)
+        }; the words scored exactly span fewer than ${atScale.pages} pages here together (SEARCH_COMMON_PAGES ${SEARCH_COMMON_PAGES} / ${SCALE_COPIES} copies), the longest adding nothing alike until they do; ${atScale.withCommon} of ${items.length} queries had such a word`,
       ),
       metric(
         "quality_mcp_session_mrr",

@@ -130,9 +130,12 @@ export interface CandidateReads {
   common?: string[];
 }
 
-/** When a clause counts as common (SEARCH_COMMON_SHARE and the rest by default). */
+/** When a clause counts as common (SEARCH_COMMON_PAGES by default). */
 export interface CommonRule {
-  /** A one-word clause whose doclist spans this many leaf pages of the index or more. */
+  /**
+   * The one-word clauses scored exactly span fewer leaf pages of the index than this, together;
+   * the longest are common until they do (so one this long or longer always is).
+   */
   pages: number;
 }
 
@@ -387,10 +390,17 @@ export function searchCandidates(
   const rule = o.common ?? COMMON_RULE;
   const common = new Set<number>();
   const segs = ftsSegments(db);
-  clauses.forEach((c, i) => {
-    const pages = clausePages(db, c, segs);
-    if (pages !== null && pages >= rule.pages) common.add(i);
-  });
+  // the clauses scored exactly span fewer than `rule.pages` leaf pages together, since the idf
+  // walk reads all of them: the longest are common first (one that long alone always is)
+  const counted = clauses.map((c, i) => ({ i, pages: clausePages(db, c, segs) }))
+    .filter((x): x is { i: number; pages: number } => x.pages !== null)
+    .sort((a, b) => b.pages - a.pages || a.i - b.i);
+  let exact = counted.reduce((n, x) => n + x.pages, 0);
+  for (const x of counted) {
+    if (exact < rule.pages) break;
+    common.add(x.i);
+    exact -= x.pages;
+  }
   if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
   const rows = cachedArrays(
     db,
