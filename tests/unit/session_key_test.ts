@@ -65,3 +65,39 @@ Deno.test("discovery keys a transcript in a project folder as keyFor does", asyn
     await Deno.remove(root, { recursive: true });
   }
 });
+
+Deno.test("discovery visits folders and files in code-unit order of their names", async () => {
+  const root = await Deno.makeTempDir({ prefix: "terminus-order-" });
+  try {
+    const names = [
+      "agent-b.jsonl",
+      "agent-é.jsonl",
+      "agent-B.jsonl",
+      "agent-a.jsonl",
+      "agent-z.jsonl",
+    ];
+    for (const folder of ["-h-code-b", "-h-code-B", "-h-code-a"]) {
+      await Deno.mkdir(join(root, "projects", folder), { recursive: true });
+      for (const n of names) await Deno.writeTextFile(join(root, "projects", folder, n), "{}\n");
+    }
+    const found = discover([root], []).files.map((f) => f.path.slice(root.length + 10));
+    const expected: string[] = [];
+    // what `<` on strings gives: upper case before lower, é after z
+    for (const folder of ["-h-code-B", "-h-code-a", "-h-code-b"]) {
+      for (
+        const n of [
+          "agent-B.jsonl",
+          "agent-a.jsonl",
+          "agent-b.jsonl",
+          "agent-z.jsonl",
+          "agent-é.jsonl",
+        ]
+      ) {
+        expected.push(`${folder}/${n}`);
+      }
+    }
+    assert.deepEqual(found, expected);
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
+});
