@@ -369,15 +369,20 @@ async function measureSize(
   // warm, as the hooks were: one round that reads each query's pages into the page cache. This
   // machine gives back file pages idle for about a minute, so a first round reads from disk;
   // its figures are a row of their own, beside the warm ones
+  /** A floor run, then the search of `q` into `into` (and its load), beside it: its wall. */
+  const searchBeside = async (q: string, into: Row, l: number) => {
+    floor.samples.push(await floorRun());
+    floor.load.push(l);
+    const sr = await runTimed(launcher, ["search", q, "--project", "*"], { cwd, env });
+    if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
+    into.samples.push(sr.wallMs);
+    into.load.push(l);
+    return sr.wallMs;
+  };
   {
     const l = await load1();
     for (const q of SCALE_QUERIES) {
-      floor.samples.push(await floorRun());
-      floor.load.push(l);
-      const sr = await runTimed(launcher, ["search", q, "--project", "*"], { cwd, env });
-      if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
-      cold.samples.push(sr.wallMs);
-      cold.load.push(l);
+      await searchBeside(q, cold, l);
       // grep and rg read the same files from disk the first time too: warmed alike, not timed
       await runTimed("grep", ["-rlF", "-e", q, "--", projects]);
       if (haveRg) await runTimed("rg", ["-l", "-F", "-e", q, "--", projects]);
@@ -387,13 +392,7 @@ async function measureSize(
   for (let i = 0; i < heavyRounds; i++) {
     const l = await load1();
     for (const q of SCALE_QUERIES) {
-      floor.samples.push(await floorRun());
-      floor.load.push(l);
-      const sr = await runTimed(launcher, ["search", q, "--project", "*"], { cwd, env });
-      if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
-      search.samples.push(sr.wallMs);
-      search.load.push(l);
-      perQuery.get(q)!.push(sr.wallMs);
+      perQuery.get(q)!.push(await searchBeside(q, search, l));
       grep.samples.push((await runTimed("grep", ["-rlF", "-e", q, "--", projects])).wallMs);
       grep.load.push(l);
       if (haveRg) {
