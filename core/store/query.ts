@@ -126,7 +126,7 @@ export interface CandidateReads {
   rows: number[];
   /** Whether a read stopped at its cap, so older matches were left unread. */
   capped: boolean;
-  /** The clauses scored as common (a count of 1 each, no walk of their doclists). */
+  /** The clauses scored as common (they add nothing alike; no walk of their doclists). */
   common?: string[];
 }
 
@@ -253,12 +253,13 @@ export function clausePages(db: Db, clause: string, segs: number[]): number | nu
 }
 
 /**
- * The rowids a MATCH holds from `newest` down to `oldest`. FTS5 walks a doclist from one end:
- * forwards from its oldest row (a lower bound on the rowid does not shorten that walk: a window
- * of 67k rows of a 359k-row doclist cost the whole walk), or backwards from an upper bound,
- * stopping when the reader stops. So a window in the older half of the index is read forwards
- * in one statement, one in the newer half backwards, stopped at the first row past `oldest`
- * (backwards costs more a row, about twice on the 200 MB store, but walks only the window).
+ * The rowids a MATCH holds from `newest` down to `oldest`. FTS5 walks a doclist from one end
+ * and seeks to neither bound: forwards from its oldest row (a window of 67k rows of a 359k-row
+ * doclist cost the whole walk), or backwards from its newest, stopping when the reader stops
+ * (`erk` at ~3 GB, ten rows below a bound: 1.5 ms from the newest end, 9.3 from the middle).
+ * So a window in the older half of the index is read forwards in one statement, one in the
+ * newer half backwards, stopped at the first row past `oldest` (backwards costs more a row,
+ * about twice on the 200 MB store, but walks only from the nearer end).
  */
 function heldBetween(db: Db, match: string, oldest: number, newest: number): Set<number> {
   // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
@@ -301,9 +302,10 @@ function heldBetween(db: Db, match: string, oldest: number, newest: number): Set
  *
  * BM25 is FTS5's own for every clause but the common ones: FTS5 computes a clause's idf by
  * walking its whole doclist, once per statement, and a clause most turns hold costs that walk
- * for almost nothing (its idf is small, and every candidate holds it). A common clause (`common`)
- * adds its idf, from its share of the newest rows, to every candidate alike; the rest are scored
- * by a `bm25()` MATCH of them alone over the candidates' window, which walks only their doclists.
+ * for almost nothing (its idf is small, and every candidate holds it). The longest clauses are
+ * common (`common`) until the rest span fewer leaf pages than its rule together; a common one
+ * adds nothing, to every candidate alike, and the rest are scored by a `bm25()` MATCH of them
+ * alone over the candidates' window, which walks only their doclists.
  */
 export function searchCandidates(
   db: Db,
@@ -372,8 +374,8 @@ export function searchCandidates(
        LIMIT ?`,
     ).all(...params) as unknown as unknown[][]).map((r) => toCandidate(r));
   }
-  // a project's turns lie between its first and last session's ids: FTS5 seeks to that range,
-  // so a common word inside a small scope walks the scope's span, not the whole index
+  // a project's turns lie between its first and last session's ids: the read is bounded to that
+  // range (FTS5 still walks to it from the newest end: it seeks to neither bound)
   let lo = idLo ?? 0;
   let hi = maxId ?? Number.MAX_SAFE_INTEGER;
   if (vis.project !== null) {
@@ -450,7 +452,7 @@ export function searchCandidates(
   }
   if (o.phrase && o.phraseBonus) {
     // the turns that say the words in order, looked for only within the rows read
-    const said = heldBetween(db, o.phrase, cands[cands.length - 1].id, cands[0].id);
+    const said = heldBetween(db, o.phrase, cands[cands.length - 1].id, newest);
     if (reads) reads.rows.push(said.size);
     for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
   }
@@ -483,14 +485,12 @@ const candidateOrder = totalOrder<Candidate>((c) => c.id);
 export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; value: string }[]> {
   const out = new Map<number, { kind: string; value: string }[]>();
   if (ids.length === 0) return out;
-  const st = db.prepare(
-    `SELECT turn_id AS id, kind, value FROM entities WHERE turn_id IN (${
-      ids.map(() => "?").join(",")
-    })`,
-  );
-  // as arrays: see toCandidate
-  (st as typeof st & { setReturnArrays(on: boolean): void }).setReturnArrays(true);
-  for (const [id, kind, value] of st.all(...ids) as unknown as [number, string, string][]) {
+  // one statement whatever the count (the ids as JSON), its rows as arrays (see toCandidate)
+  const rows = cachedArrays(
+    db,
+    "SELECT turn_id AS id, kind, value FROM entities WHERE turn_id IN (SELECT value FROM json_each(?))",
+  ).all(JSON.stringify(ids)) as unknown as [number, string, string][];
+  for (const [id, kind, value] of rows) {
     let l = out.get(id);
     if (!l) out.set(id, l = []);
     l.push({ kind, value });
