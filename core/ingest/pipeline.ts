@@ -49,6 +49,8 @@ export interface ArchiverInput {
 
 /** A file with nothing to archive: one shared outcome (an idle pass returns it per file). */
 const NOTHING_NEW: FileOutcome = Object.freeze({ committed: false, bytesRead: 0, turnsAdded: 0 });
+/** A file in an excluded project, skipped unread: one shared outcome too. */
+const EXCLUDED: FileOutcome = Object.freeze({ ...NOTHING_NEW, excluded: true });
 
 export class Archiver {
   resolver = new ProjectResolver();
@@ -101,7 +103,7 @@ export class Archiver {
   prepare(found: Found, key: KeyInfo): Prepared | FileOutcome {
     const { cfg } = this.input;
     if (this.input.only && folderExcluded(basename(found.projectFolder), cfg.exclude)) {
-      return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+      return EXCLUDED;
     }
     // A file of a session the pass has not touched yet is judged from what it last saw of it:
     // the same answers as below, with no read of the session's state, in the usual case of a
@@ -111,7 +113,7 @@ export class Archiver {
     if (seen) {
       const [, sessionNo, offset, flags, project, tailOffset, tailSize, tailMtimeMs] = seen;
       if (isExcluded(cfg, project)) {
-        return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+        return EXCLUDED;
       }
       if (flags & SEEN_EVICTED) return NOTHING_NEW;
       info = Deno.statSync(found.path);
@@ -131,7 +133,7 @@ export class Archiver {
       return NOTHING_NEW;
     }
     if (state && isExcluded(cfg, state.project)) {
-      return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+      return EXCLUDED;
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
     if (state?.evicted) return NOTHING_NEW;
@@ -264,7 +266,7 @@ export class Archiver {
       preWorktree = info.preWorktree;
     }
     if (isExcluded(cfg, project)) {
-      return { committed: false, bytesRead: 0, turnsAdded: 0, excluded: true };
+      return EXCLUDED;
     }
 
     // a sidecar's agent-*.meta.json is not read: nothing but transcripts is opened
