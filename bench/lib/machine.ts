@@ -31,6 +31,17 @@ export async function loadavg(): Promise<number[]> {
   return text ? text.split(" ").slice(0, 3).map(Number) : [];
 }
 
+/**
+ * `kernel.sched_autogroup_enabled` (null where the kernel has no such knob). With it on, every
+ * session (setsid) is its own scheduling group at nice 0, and a niceness orders threads only
+ * within their own group: the detached pass and backfill worker, each in a session of their own,
+ * then take a full share against the hooks whatever niceness they set.
+ */
+export async function autogroup(): Promise<boolean | null> {
+  const text = await tryCapture("cat", ["/proc/sys/kernel/sched_autogroup_enabled"]);
+  return text === null || text.trim() === "" ? null : text.trim() === "1";
+}
+
 export async function machine(repo: string): Promise<Machine> {
   let cpu: string | null = null;
   let mem: number | null = null;

@@ -7,7 +7,9 @@
 import { join } from "node:path";
 import { permissionFlags } from "../../core/context.ts";
 import { type Scenario, scenarioEnv } from "./terminus.ts";
-import { timedSpawn } from "../sections/hooks.ts";
+import { settle, timedSpawn } from "../sections/hooks.ts";
+import { hookTimes } from "./decision_log.ts";
+import { loadavg } from "./machine.ts";
 
 const DEADLINE = /past the 50 ms deadline/;
 
@@ -23,7 +25,28 @@ export interface DeadlineRun {
   floorMs: number[];
   /** The backfill was still running when the last hook ended. */
   backfillRunning: boolean | null;
+  /** Each late hook: its wall, its own clock from the decision log, and the load as it ran. */
+  lateHooks: LateHook[];
   errors: string[];
+}
+
+export interface LateHook {
+  wallMs: number;
+  /** The deadline clock (`elapsed_ms`). */
+  elapsedMs: number;
+  /** The process's life before that clock started (`before_ms`). */
+  beforeMs: number;
+  load1: number;
+}
+
+/** One line for a run's late hooks, so a miss says where its time went. */
+export function lateText(d: DeadlineRun): string {
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(1) : "?");
+  return d.lateHooks.map((h) =>
+    `wall ${f(h.wallMs)} ms, deadline clock ${f(h.elapsedMs)} ms, before it ${
+      f(h.beforeMs)
+    } ms, load ${f(h.load1)}`
+  ).join("; ");
 }
 
 /**
@@ -46,8 +69,10 @@ export async function deadlineRun(
     wallMs: [],
     floorMs: [],
     backfillRunning: null,
+    lateHooks: [],
     errors: [],
   };
+  const late: { session: string; wallMs: number; load1: number }[] = [];
   let bf: Deno.ChildProcess | null = null;
   let bfDone = false;
   if (backfill) {
@@ -79,9 +104,11 @@ export async function deadlineRun(
   try {
     for (let i = 0; i < prompts.length; i++) {
       const p = prompts[i];
+      const session = `bench-recall-${run}-${i.toString(16).padStart(6, "0")}`;
+      const load1 = (await loadavg())[0] ?? NaN;
       const payload = JSON.stringify({
         // a session of its own per hook and run: no turn is suppressed as handed over before
-        session_id: `bench-recall-${run}-${i.toString(16).padStart(6, "0")}`,
+        session_id: session,
         transcript_path: `/nonexistent/claude/projects/bench/${i}.jsonl`,
         cwd: p.cwd,
         hook_event_name: "UserPromptSubmit",
@@ -91,10 +118,13 @@ export async function deadlineRun(
       res.prompts++;
       res.wallMs.push(r.wallMs);
       if (r.code !== 0) res.errors.push(`exit ${r.code}: ${r.stderr.trim()}`);
-      const late = DEADLINE.test(r.stderr);
+      const isLate = DEADLINE.test(r.stderr);
       if (r.stdout !== "") res.answered++;
-      if (late) res.late++;
-      if (r.stdout !== "" || late) res.found++;
+      if (isLate) {
+        res.late++;
+        late.push({ session, wallMs: r.wallMs, load1 });
+      }
+      if (r.stdout !== "" || isLate) res.found++;
       const other = r.stderr.split("\n").filter((l) => l.trim() !== "" && !DEADLINE.test(l));
       if (other.length) res.errors.push(other[0]);
       // every third hook, the floor under the same load
@@ -112,6 +142,19 @@ export async function deadlineRun(
         } catch { /* already gone */ }
       }
       await bf.status;
+    }
+  }
+  if (late.length) {
+    await settle(scn.dataDir);
+    const times = hookTimes(scn.store, scn.dataDir, `bench-recall-${run}-`);
+    for (const l of late) {
+      const t = times.get(l.session);
+      res.lateHooks.push({
+        wallMs: l.wallMs,
+        elapsedMs: t?.elapsed ?? NaN,
+        beforeMs: t?.before ?? NaN,
+        load1: l.load1,
+      });
     }
   }
   return res;

@@ -14,14 +14,14 @@
  * start, module load, the pass's spawn, stdin). Opt-in: `deno task bench --only deadline`.
  */
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { type BenchContext, type Metric, metric, type Section } from "../lib/context.ts";
 import { installed } from "../lib/installed.ts";
-import { loadavg } from "../lib/machine.ts";
+import { autogroup, loadavg } from "../lib/machine.ts";
 import { round } from "../lib/stats.ts";
 import { copyStore } from "../lib/store.ts";
 import { type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
 import { namedPrompts } from "../lib/recall_replay.ts";
+import { hookTimes } from "../lib/decision_log.ts";
 import { settle, timedSpawn } from "./hooks.ts";
 import { permissionFlags } from "../../core/context.ts";
 import { PASS_STAMP_FILE } from "../../core/paths.ts";
@@ -122,33 +122,6 @@ async function round_(
   return out;
 }
 
-/** Each hook's `elapsed_ms` and `before_ms`, from the store's decisions and the queue. */
-function decisionTimes(scn: Scenario): Map<string, { elapsed: number; before: number }> {
-  const m = new Map<string, { elapsed: number; before: number }>();
-  const take = (doc: string) => {
-    const d = JSON.parse(doc);
-    if (typeof d.session_id === "string" && d.session_id.startsWith("dl-")) {
-      m.set(d.session_id, { elapsed: d.elapsed_ms ?? NaN, before: d.before_ms ?? NaN });
-    }
-  };
-  const db = new DatabaseSync(scn.store, { readOnly: true });
-  try {
-    for (const r of db.prepare("SELECT doc FROM decisions").all() as { doc: string }[]) {
-      take(r.doc);
-    }
-  } finally {
-    db.close();
-  }
-  try {
-    for (const e of Deno.readDirSync(join(scn.dataDir, "queue"))) {
-      if (e.isFile && e.name.endsWith(".json")) {
-        take(Deno.readTextFileSync(join(scn.dataDir, "queue", e.name)));
-      }
-    }
-  } catch { /* no queue */ }
-  return m;
-}
-
 export const section: Section = {
   name: "deadline",
   title: "Hook deadline A/B: when and at what priority the hook's pass starts",
@@ -235,7 +208,7 @@ export const section: Section = {
     await settle(scn.dataDir);
     holdHookPass(scn.dataDir, false);
     await new Deno.Command(launcher, { args: ["ingest"], env: scenarioEnv(scn) }).output();
-    const times = decisionTimes(scn);
+    const times = hookTimes(scn.store, scn.dataDir, "dl-");
 
     for (const [rows, b, fl] of [[idle, false, floorIdle], [busy, true, floorBusy]] as const) {
       for (const v of VARIANTS) {
@@ -268,6 +241,16 @@ export const section: Section = {
       `floor (empty deno run) p50 idle ${round(floorIdle, 1)} ms, beside the backfill ${
         round(floorBusy, 1)
       } ms; ${prompts.length} prompts per variant and phase`,
+    );
+    const groups = await autogroup();
+    notes.push(
+      groups === null
+        ? "kernel.sched_autogroup_enabled: not present"
+        : `kernel.sched_autogroup_enabled = ${groups ? 1 : 0}${
+          groups
+            ? ": the hook's pass and the backfill's worker each run in a session of their own, so their niceness does not yield to the hooks (docs/design/injection.md)"
+            : ""
+        }`,
     );
     return { metrics, notes, data: { idle, busy } };
   },

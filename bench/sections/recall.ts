@@ -22,7 +22,7 @@ import {
   type WordSet,
   wordSet,
 } from "../lib/recall_replay.ts";
-import { type DeadlineRun, deadlineRun } from "../lib/recall_deadline.ts";
+import { type DeadlineRun, deadlineRun, lateText } from "../lib/recall_deadline.ts";
 import { round } from "../lib/stats.ts";
 import { ingest, type Scenario, scenario } from "../lib/terminus.ts";
 import { copyStore, fileSize } from "../lib/store.ts";
@@ -161,7 +161,9 @@ function deadlineFigures(tag: string, label: string, idle: DeadlineRun, busy: De
       round(pct(d.floorMs, 0.5), 1)
     } ms, ratio ${round(pct(d.wallMs, 0.5) / pct(d.floorMs, 0.5), 2)})${
       d.backfillRunning === false ? "; the backfill finished before the last hook" : ""
-    }${d.errors.length ? `; errors: ${d.errors.slice(0, 2).join(" | ")}` : ""}`;
+    }${d.lateHooks.length ? `; late: ${lateText(d)}` : ""}${
+      d.errors.length ? `; errors: ${d.errors.slice(0, 2).join(" | ")}` : ""
+    }`;
   return [
     metric(`${tag}_deadline_idle`, `${label}: deadline misses, idle`, share(idle), "%", {
       op: "<=",
