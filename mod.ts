@@ -5,8 +5,8 @@
 import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
-import { processContext } from "./core/context.ts";
-import { VERSION } from "./core/constants.ts";
+import { HOOK_PASS_VAR, processContext } from "./core/context.ts";
+import { HOOK_PASS_WAIT_MS, VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
 import {
@@ -117,6 +117,17 @@ async function unknownCommand(name: string): Promise<never> {
   misuse(`unknown command '${name}'`);
 }
 
+/**
+ * The pass a hook started waits out that hook's deadline before it loads anything, so its
+ * module load and its walk run after the lookup rather than beside it (HOOK_PASS_WAIT_MS). The
+ * mark is taken out of the environment, so nothing the pass starts inherits it.
+ */
+async function waitOutHook(): Promise<void> {
+  if (processEnv(HOOK_PASS_VAR) === undefined) return;
+  Deno.env.delete(HOOK_PASS_VAR);
+  await new Promise((r) => setTimeout(r, HOOK_PASS_WAIT_MS));
+}
+
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === undefined || first === "--help" || first === "-h") {
@@ -130,6 +141,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first.startsWith("-")) misuse(`unknown option '${first}'`);
+  if (first === "ingest") await waitOutHook();
   const entry = find(first) ?? await unknownCommand(first);
   const cmd = await entry.load();
   const args = argv.slice(1);

@@ -176,6 +176,14 @@ export const HOOK_STDIN_WAIT_MS = 500;
 /** The niceness a hook starts its detached pass at: the lowest priority, behind the lookups. */
 export const PASS_NICENESS = 19;
 /**
+ * A pass a hook starts waits this long before it loads its command: a detached process is a
+ * scheduling group of its own under Linux autogroups, where its niceness does not yield, so
+ * it waits out the hook's deadline instead of taking a core from the lookup. Beside a backfill
+ * on both cores the pass the hook started took 3-8 of 20 hooks past the deadline, against 0-1
+ * with no pass (`deno task bench --only deadline`).
+ */
+export const HOOK_PASS_WAIT_MS = HOOK_DEADLINE_MS;
+/**
  * The niceness the backfill's worker runs at: beside a backfill at normal priority on both
  * cores, 36-57% of prompt hooks that found turns missed the 50 ms; at 19, none of 14 (bench
  * --only deadline).

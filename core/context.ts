@@ -54,6 +54,8 @@ export function processContext(): Context {
  * started carries it, and an installed `terminus` must answer for the directory it runs in.
  */
 export const TASK_CWD_VAR = "TERMINUS_TASK_CWD";
+/** Set by a hook on the `terminus ingest` it starts, which then waits out the hook's deadline. */
+export const HOOK_PASS_VAR = "TERMINUS_HOOK_PASS";
 
 function taskCwd(): string | undefined {
   const v = processEnv(TASK_CWD_VAR);

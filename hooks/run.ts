@@ -3,7 +3,7 @@
  * maybe hand Claude Code some text. Once the event is known this always exits 0; anything
  * wrong is one line on stderr.
  */
-import type { Context } from "../core/context.ts";
+import { type Context, HOOK_PASS_VAR } from "../core/context.ts";
 import {
   HOOK_DEADLINE_MS,
   HOOK_STDIN_MAX_BYTES,
@@ -23,7 +23,7 @@ import { readState, writeState } from "../core/inject/state.ts";
 import { StdinWait } from "../core/inject/stdin_wait.ts";
 import { claimPassStart } from "../core/ingest/gate.ts";
 import { concat } from "../core/bytes.ts";
-import { spawnDetached } from "../core/spawn.ts";
+import { type DetachedOptions, spawnDetached } from "../core/spawn.ts";
 
 export const HOOK_EVENTS = [
   "SessionStart",
@@ -47,9 +47,17 @@ export interface HookResult {
  * Starts `terminus ingest` in its own session and process group, so it outlives the hook, at
  * the lowest scheduling priority: on a busy machine the pass must not take the cores from the
  * lookup of this hook or the next one. (Its threads start after the call, so they inherit it.)
+ * Under Linux autogroups that session is a scheduling group of its own, where the niceness
+ * does not yield, so the pass also waits out the hook's deadline before it loads (mod.ts).
  */
 export function spawnIngest(ctx: Context): void {
-  spawnDetached([...ctx.self, "ingest"], { niceness: PASS_NICENESS });
+  const [argv, o] = ingestSpawn(ctx);
+  spawnDetached(argv, o);
+}
+
+/** The pass a hook starts: `terminus ingest`, at PASS_NICENESS, marked to wait out the hook. */
+export function ingestSpawn(ctx: Pick<Context, "self">): [string[], DetachedOptions] {
+  return [[...ctx.self, "ingest"], { niceness: PASS_NICENESS, env: { [HOOK_PASS_VAR]: "1" } }];
 }
 
 /**

@@ -31,7 +31,10 @@ const ROUNDS = Number(Deno.env.get("TERMINUS_BENCH_DEADLINE_ROUNDS") ?? 20);
 const VARIANTS = ["hook", "idle", "after", "none"] as const;
 type Variant = typeof VARIANTS[number];
 const DEADLINE = /past the 50 ms deadline/;
-/** How the bench starts the backfill: as the product does (`normal`), under `nice` or `chrt -i`. */
+/**
+ * How the bench starts the backfill: as its own child (`normal`), in a session of its own as
+ * `terminus backfill` leaves it (`session`), or under `nice` or `chrt -i`.
+ */
 const BACKFILL_AT = Deno.env.get("TERMINUS_BENCH_DEADLINE_BACKFILL") ?? "normal";
 
 interface Sample {
@@ -168,10 +171,13 @@ export const section: Section = {
           join(bfScn.configDir, "terminus.toml"),
           `roots = [${JSON.stringify(corpus)}]\n[snapshot]\nenabled = false\n`,
         );
+        // `session`: in a session of its own, where `terminus backfill` leaves its worker
         const [cmd, ...pre] = BACKFILL_AT === "nice"
           ? ["nice", "-n", "19", launcher]
           : BACKFILL_AT === "idle"
           ? ["chrt", "-i", "0", launcher]
+          : BACKFILL_AT === "session"
+          ? ["setsid", "-w", launcher]
           : [launcher];
         current = new Deno.Command(cmd, {
           args: [...pre, "backfill", "--work"],
@@ -199,7 +205,9 @@ export const section: Section = {
     notes.push(
       `backfill --work started ${
         BACKFILL_AT === "normal"
-          ? "as terminus backfill starts it (the worker lowers its own priority)"
+          ? "by the bench, in its session (the worker lowers its own priority)"
+          : BACKFILL_AT === "session"
+          ? "in a session of its own, as terminus backfill leaves it (the worker lowers its own priority)"
           : `under ${BACKFILL_AT === "nice" ? "nice -n 19" : "chrt -i 0"}`
       } (TERMINUS_BENCH_DEADLINE_BACKFILL), ${backfills} in turn, one running throughout`,
     );

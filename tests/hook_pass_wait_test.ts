@@ -1,0 +1,39 @@
+/**
+ * The pass a hook starts waits out the hook's deadline before it loads (HOOK_PASS_WAIT_MS):
+ * the hook marks it, and a marked `terminus ingest` still archives as any pass does.
+ */
+import assert from "node:assert/strict";
+import { ingestSpawn } from "../hooks/run.ts";
+import { HOOK_PASS_VAR } from "../core/context.ts";
+import { HOOK_DEADLINE_MS, HOOK_PASS_WAIT_MS, PASS_NICENESS } from "../core/constants.ts";
+import { cliOk, prng, sandbox, syntheticSession, writeTranscript } from "./helpers.ts";
+import { DatabaseSync } from "node:sqlite";
+
+Deno.test("the hook's pass is `ingest`, at the lowest priority, marked to wait out the hook", () => {
+  const [argv, o] = ingestSpawn({ self: ["/opt/deno", "run", "/opt/terminus/mod.ts"] });
+  assert.deepEqual(argv, ["/opt/deno", "run", "/opt/terminus/mod.ts", "ingest"]);
+  assert.equal(o.niceness, PASS_NICENESS);
+  assert.deepEqual(o.env, { [HOOK_PASS_VAR]: "1" });
+  // it waits no less than the hook has: a shorter wait would start the walk beside the lookup
+  assert.ok(HOOK_PASS_WAIT_MS >= HOOK_DEADLINE_MS);
+});
+
+Deno.test("a marked `terminus ingest` archives what an unmarked one does", async () => {
+  await using sb = await sandbox();
+  const cwd = "/home/me/app";
+  const id = "0b6c3c1e-6d0e-4a57-9d0f-3f3a0a5b1c2d";
+  await writeTranscript(
+    sb.claude,
+    cwd,
+    `${id}.jsonl`,
+    syntheticSession({ sessionId: id, cwd, bytes: 20_000, rand: prng(7) }),
+  );
+  await cliOk(sb, ["ingest"], { env: { [HOOK_PASS_VAR]: "1" } });
+  const db = new DatabaseSync(sb.store, { readOnly: true });
+  try {
+    const keys = db.prepare("SELECT session_key FROM sessions").all().map((r) => r.session_key);
+    assert.deepEqual(keys, [`${id}.jsonl`]);
+  } finally {
+    db.close();
+  }
+});
