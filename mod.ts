@@ -5,7 +5,7 @@
 import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
-import { HOOK_PASS_VAR, processContext } from "./core/context.ts";
+import { HOOK_PASS_VAR, processContext, takeEnv } from "./core/context.ts";
 import { HOOK_PASS_WAIT_MS, VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
@@ -123,8 +123,7 @@ async function unknownCommand(name: string): Promise<never> {
  * mark is taken out of the environment, so nothing the pass starts inherits it.
  */
 async function waitOutHook(): Promise<void> {
-  if (processEnv(HOOK_PASS_VAR) === undefined) return;
-  Deno.env.delete(HOOK_PASS_VAR);
+  if (takeEnv(HOOK_PASS_VAR) === undefined) return;
   await new Promise((r) => setTimeout(r, HOOK_PASS_WAIT_MS));
 }
 

@@ -58,8 +58,13 @@ export const TASK_CWD_VAR = "TERMINUS_TASK_CWD";
 export const HOOK_PASS_VAR = "TERMINUS_HOOK_PASS";
 
 function taskCwd(): string | undefined {
-  const v = processEnv(TASK_CWD_VAR);
-  if (v !== undefined) Deno.env.delete(TASK_CWD_VAR);
+  return takeEnv(TASK_CWD_VAR);
+}
+
+/** A variable meant for this process alone: read, then taken out so no child inherits it. */
+export function takeEnv(name: string): string | undefined {
+  const v = processEnv(name);
+  if (v !== undefined) Deno.env.delete(name);
   return v;
 }
 

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { ingestSpawn } from "../hooks/run.ts";
-import { HOOK_PASS_VAR } from "../core/context.ts";
+import { HOOK_PASS_VAR, takeEnv } from "../core/context.ts";
 import { HOOK_DEADLINE_MS, HOOK_PASS_WAIT_MS, PASS_NICENESS } from "../core/constants.ts";
 import { cliOk, prng, sandbox, syntheticSession, writeTranscript } from "./helpers.ts";
 import { DatabaseSync } from "node:sqlite";
@@ -35,5 +35,16 @@ Deno.test("a marked `terminus ingest` archives what an unmarked one does", async
     assert.deepEqual(keys, [`${id}.jsonl`]);
   } finally {
     db.close();
+  }
+});
+
+Deno.test("the mark is taken out of the environment as it is read, so nothing the pass starts inherits it", () => {
+  Deno.env.set(HOOK_PASS_VAR, "1");
+  try {
+    assert.equal(takeEnv(HOOK_PASS_VAR), "1");
+    assert.equal(Deno.env.get(HOOK_PASS_VAR), undefined);
+    assert.equal(takeEnv(HOOK_PASS_VAR), undefined);
+  } finally {
+    Deno.env.delete(HOOK_PASS_VAR);
   }
 });
