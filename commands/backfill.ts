@@ -41,7 +41,7 @@ export const command: Command = {
       // goes on pass after pass until every closed session is observed, at the lowest
       // priority (before its derive workers start, so they inherit it): on two busy cores it
       // must not take them from the hooks' lookups
-      lowerOwnPriority(BACKFILL_NICENESS);
+      await lowerOwnPriority(BACKFILL_NICENESS);
       const res = await runBackfillPasses({
         cfg: r.cfg,
         dataDir: r.dataDir,

@@ -46,7 +46,7 @@ export interface HookResult {
 /**
  * Starts `terminus ingest` in its own session and process group, so it outlives the hook, at
  * the lowest scheduling priority: on a busy machine the pass must not take the cores from the
- * lookup of this hook or the next one. (Its threads start after the call, so they inherit it.)
+ * lookup of this hook or the next one (core/spawn.ts says how it is started, cheaply).
  * Under Linux autogroups that session is a scheduling group of its own, where the niceness
  * does not yield, so the pass also waits out the hook's deadline before it loads (mod.ts).
  */

@@ -156,7 +156,7 @@ Deno.test({
         script,
         `import { lowerOwnPriority } from ${JSON.stringify(spawn)};
 import { BACKFILL_NICENESS } from ${JSON.stringify(constants)};
-lowerOwnPriority(BACKFILL_NICENESS);
+await lowerOwnPriority(BACKFILL_NICENESS);
 console.log(Deno.pid);
 // held until the test has read its niceness
 for await (const _ of Deno.stdin.readable) { /* until closed */ }`,
