@@ -111,8 +111,8 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
- * claude, less (the default pager of `sessions show`), the runtime itself and setsid (for the
- * detached archive pass a hook starts), and lower a process's scheduling priority. The heap sizing and lazy command loading ride along,
+ * claude, less (the default pager of `sessions show`), the runtime itself, bash and setsid (to
+ * start the detached archive pass a hook starts, and the backfill's worker), and lower a process's scheduling priority. The heap sizing and lazy command loading ride along,
  * so every start of the program gets them.
  */
 export function permissionFlags(runtime = "deno"): string[] {
@@ -124,7 +124,7 @@ export function permissionFlags(runtime = "deno"): string[] {
     "--allow-read",
     "--allow-write",
     "--allow-env",
-    `--allow-run=git,claude,less,setsid,${runtime}`,
+    `--allow-run=git,claude,less,bash,setsid,${runtime}`,
     // only to lower a priority: the hook's pass and the backfill's worker yield the cores
     "--allow-sys=setPriority",
   ];

@@ -17,27 +17,43 @@ export interface DetachedOptions {
   env?: Record<string, string>;
   /** Run it at this niceness (the hook's pass yields the CPU to the person's own work). */
   niceness?: number;
+  /**
+   * Leave only the caller's process group and stay in its session: enough to outlive a kill
+   * of the caller's group, and under Linux autogroups the session is the CPU scheduling group,
+   * so the niceness then yields to the caller's own threads. For a caller with no terminal
+   * (the hook); a process started from a terminal needs a session of its own.
+   */
+  sameSession?: boolean;
 }
+
+/** bash, whose job control gives a background job a process group of its own. */
+export const BASH = "bash";
 
 /** util-linux's setsid, found on PATH (the permission flags name it the same way). */
 export const SETSID = "setsid";
 
 /**
- * Starts `argv` in its own session and process group with no stdio, so it survives the
- * command (or hook) that started it, and returns without waiting.
+ * Starts `argv` with no stdio outside the caller's process group, so it survives the command
+ * (or hook) that started it, and returns without waiting: in a session of its own, or with
+ * `sameSession` in a process group of its own inside the caller's session.
  *
- * On Linux it goes through setsid(1) and nice(1). The runtime's own `detached` start forks
- * this whole process to call setsid() before the exec: 2-3 ms, more with a large heap, where
- * a plain start is a posix_spawn of about 0.3 ms. setsid forks once more, in its own small
- * process, and exits; nice sets the niceness before the program's first thread exists.
- * Without setsid (macOS, or not on PATH) it falls back to the runtime's start, and sets the
- * niceness just after it.
+ * It goes through bash's job control (`sameSession`), or setsid(1) on Linux, and nice(1). The
+ * runtime's own `detached` start forks this whole process to call setsid() before the exec:
+ * 2-3 ms, more with a large heap, where a plain start is a posix_spawn of about 0.3 ms. bash
+ * or setsid forks once more, in its own small process, and exits; nice sets the niceness
+ * before the program's first thread exists. Without either it falls back to the runtime's
+ * start (a session of its own), and sets the niceness just after it.
  */
 export function spawnDetached(
   argv: string[],
   o: DetachedOptions = {},
-  setsid: string | null = Deno.build.os === "linux" ? SETSID : null,
+  via: { bash?: string | null; setsid?: string | null } = {},
 ): void {
+  const bash = via.bash === undefined ? BASH : via.bash;
+  const setsid = via.setsid === undefined
+    ? (Deno.build.os === "linux" ? SETSID : null)
+    : via.setsid;
+  if (o.sameSession && bash !== null && spawnThroughBash(bash, argv, o)) return;
   if (setsid !== null && spawnThroughSetsid(setsid, argv, o)) return;
   const [cmd, ...args] = argv;
   const child = new Deno.Command(cmd, {
@@ -57,11 +73,24 @@ export function spawnDetached(
   }
 }
 
+/** `set -m` makes the `&` job a process group of its own (its pid), in bash's session. */
+function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boolean {
+  return spawnPlain(bash, ["-c", 'set -m; "$@" &', "terminus", ...niceArgs(o), ...argv], o);
+}
+
 function spawnThroughSetsid(setsid: string, argv: string[], o: DetachedOptions): boolean {
-  const nice = o.niceness === undefined ? [] : ["nice", "-n", String(o.niceness)];
+  return spawnPlain(setsid, ["-f", ...niceArgs(o), ...argv], o);
+}
+
+function niceArgs(o: DetachedOptions): string[] {
+  return o.niceness === undefined ? [] : ["nice", "-n", String(o.niceness)];
+}
+
+/** A plain start (posix_spawn), or false when `cmd` is not there. */
+function spawnPlain(cmd: string, args: string[], o: DetachedOptions): boolean {
   try {
-    new Deno.Command(setsid, {
-      args: ["-f", ...nice, ...argv],
+    new Deno.Command(cmd, {
+      args,
       env: o.env,
       stdin: "null",
       stdout: "null",

@@ -44,11 +44,12 @@ export interface HookResult {
 }
 
 /**
- * Starts `terminus ingest` in its own session and process group, so it outlives the hook, at
- * the lowest scheduling priority: on a busy machine the pass must not take the cores from the
- * lookup of this hook or the next one (core/spawn.ts says how it is started, cheaply).
- * Under Linux autogroups that session is a scheduling group of its own, where the niceness
- * does not yield, so the pass also waits out the hook's deadline before it loads (mod.ts).
+ * Starts `terminus ingest` in a process group of its own, so it outlives the hook (Claude Code
+ * kills a hook's whole group when it times out), at the lowest scheduling priority: on a busy
+ * machine the pass must not take the cores from the lookup of this hook or the next one. It
+ * stays in the hook's session, which under Linux autogroups is the hook's scheduling group, so
+ * the niceness yields to the hook there; a session of its own would be a group of its own,
+ * where it does not. It also waits out the hook's deadline before it loads (mod.ts).
  */
 export function spawnIngest(ctx: Context): void {
   const [argv, o] = ingestSpawn(ctx);
@@ -57,7 +58,11 @@ export function spawnIngest(ctx: Context): void {
 
 /** The pass a hook starts: `terminus ingest`, at PASS_NICENESS, marked to wait out the hook. */
 export function ingestSpawn(ctx: Pick<Context, "self">): [string[], DetachedOptions] {
-  return [[...ctx.self, "ingest"], { niceness: PASS_NICENESS, env: { [HOOK_PASS_VAR]: "1" } }];
+  return [[...ctx.self, "ingest"], {
+    niceness: PASS_NICENESS,
+    env: { [HOOK_PASS_VAR]: "1" },
+    sameSession: true,
+  }];
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * A detached start leaves the caller's session and process group (Claude Code kills a hook's
- * whole group on a timeout), carries its environment, and runs at the niceness asked: through
- * setsid(1), and through the runtime's own detached start where there is no setsid.
+ * A detached start leaves the caller's process group (Claude Code kills a hook's whole group on a
+ * timeout), carries its environment, and runs at the niceness asked, by each route: bash's job
+ * control (the hook's pass, which stays in the hook's session), setsid(1), and the runtime's own
+ * detached start where neither is there.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { SETSID, spawnDetached } from "../core/spawn.ts";
+import { BASH, SETSID, spawnDetached } from "../core/spawn.ts";
 import { PASS_NICENESS } from "../core/constants.ts";
 
 /** pid, ppid, process group, session and niceness from a /proc/<pid>/stat line. */
@@ -35,15 +36,33 @@ async function statOf(pid: number | "$$"): Promise<string> {
   return new TextDecoder().decode(o.stdout);
 }
 
-for (
-  const [route, setsid] of [
-    ["setsid(1)", SETSID],
-    ["the runtime's detached start (no setsid on PATH)", "/nonexistent/setsid"],
-    ["the runtime's detached start (not Linux)", null],
-  ] as const
-) {
+/** The autogroup (Linux's per-session scheduling group) a process is in, read by a plain child. */
+async function autogroupOf(pid: number | "$$"): Promise<string> {
+  const o = await new Deno.Command("sh", {
+    args: ["-c", `cat /proc/${pid}/autogroup 2>/dev/null || echo none`],
+  }).output();
+  return new TextDecoder().decode(o.stdout).trim();
+}
+
+type Via = { bash?: string | null; setsid?: string | null };
+const ROUTES: [string, boolean, Via][] = [
+  ["bash's job control (the hook's pass)", true, { bash: BASH }],
+  ["setsid(1)", false, { setsid: SETSID }],
+  ["setsid(1), for the hook's pass where there is no bash", true, {
+    bash: "/nonexistent/bash",
+    setsid: SETSID,
+  }],
+  ["the runtime's detached start (no setsid on PATH)", false, { setsid: "/nonexistent/setsid" }],
+  ["the runtime's detached start (not Linux, no bash)", true, { bash: null, setsid: null }],
+];
+
+for (const [route, sameSession, via] of ROUTES) {
+  // the bash route alone stays in the caller's session; every other one makes its own
+  const staysInSession = sameSession && via.bash === BASH;
   Deno.test({
-    name: `a detached start, through ${route}, is a session of its own at the niceness asked`,
+    name: `a detached start through ${route} leaves the caller's process group${
+      staysInSession ? ", not its session or autogroup," : " and session,"
+    } at the niceness asked`,
     ignore: Deno.build.os !== "linux",
     fn: async () => {
       const dir = await Deno.makeTempDir({ prefix: "terminus-spawn-" });
@@ -56,7 +75,8 @@ for (
         spawnDetached(["sh", "-c", script, "sh", out], {
           niceness: PASS_NICENESS,
           env: { TERMINUS_SPAWN_PROBE: "carried" },
-        }, setsid);
+          sameSession,
+        }, via);
         const [pid, probe] = (await waitFor(out)).split("\n");
         assert.equal(probe, "carried");
         const mine = statFields(await statOf("$$"));
@@ -66,9 +86,15 @@ for (
           await new Promise((r) => setTimeout(r, 20));
           its = statFields(await statOf(Number(pid)));
         }
-        assert.notEqual(its.session, mine.session, "it left the caller's session");
-        assert.equal(its.pgrp, its.session, "it leads its own process group");
-        assert.notEqual(its.pgrp, mine.pgrp);
+        assert.equal(its.pgrp, Number(pid), "it leads a process group of its own");
+        assert.notEqual(its.pgrp, mine.pgrp, "it left the caller's process group");
+        if (staysInSession) {
+          assert.equal(its.session, mine.session, "it stayed in the caller's session");
+          assert.equal(await autogroupOf(Number(pid)), await autogroupOf("$$"));
+        } else {
+          assert.notEqual(its.session, mine.session, "it left the caller's session");
+          assert.equal(its.session, Number(pid), "it leads its session");
+        }
         assert.equal(its.nice, PASS_NICENESS);
       } finally {
         await Deno.writeTextFile(`${out}.done`, "");
