@@ -5,7 +5,7 @@
 import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
-import { HOOK_PASS_VAR, processContext, takeEnv } from "./core/context.ts";
+import { HOOK_PASS_VAR, passWaitLeft, processContext, takeEnv } from "./core/context.ts";
 import { HOOK_PASS_WAIT_MS, VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
@@ -119,12 +119,16 @@ async function unknownCommand(name: string): Promise<never> {
 
 /**
  * The pass a hook started waits out that hook's deadline before it loads anything, so its
- * module load and its walk run after the lookup rather than beside it (HOOK_PASS_WAIT_MS). The
- * mark is taken out of the environment, so nothing the pass starts inherits it.
+ * module load and its walk run after the lookup rather than beside it (HOOK_PASS_WAIT_MS).
+ * The mark is when the hook started it: where the start already slept (bash's route, before
+ * even the runtime started) nothing is left to wait here. The mark is taken out of the
+ * environment, so nothing the pass starts inherits it.
  */
 async function waitOutHook(): Promise<void> {
-  if (takeEnv(HOOK_PASS_VAR) === undefined) return;
-  await new Promise((r) => setTimeout(r, HOOK_PASS_WAIT_MS));
+  const mark = takeEnv(HOOK_PASS_VAR);
+  if (mark === undefined) return;
+  const left = passWaitLeft(mark, Date.now(), HOOK_PASS_WAIT_MS);
+  if (left > 0) await new Promise((r) => setTimeout(r, left));
 }
 
 async function main(argv: string[]): Promise<number> {

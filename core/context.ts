@@ -54,8 +54,21 @@ export function processContext(): Context {
  * started carries it, and an installed `terminus` must answer for the directory it runs in.
  */
 export const TASK_CWD_VAR = "TERMINUS_TASK_CWD";
-/** Set by a hook on the `terminus ingest` it starts, which then waits out the hook's deadline. */
+/**
+ * Set by a hook on the `terminus ingest` it starts, to the time (ms since the epoch) it started
+ * it; the pass then waits out what is left of the hook's deadline (passWaitLeft).
+ */
 export const HOOK_PASS_VAR = "TERMINUS_HOOK_PASS";
+
+/**
+ * How long a pass marked `mark` still waits at `now`: until `wait` ms after the hook started it,
+ * never longer than `wait` (a clock stepped back), the whole wait for a mark that is no time.
+ */
+export function passWaitLeft(mark: string, now: number, wait: number): number {
+  const started = /^[0-9]{1,15}$/.test(mark) ? Number(mark) : NaN;
+  if (!(started > 0)) return wait;
+  return Math.max(0, Math.min(wait, started + wait - now));
+}
 
 function taskCwd(): string | undefined {
   return takeEnv(TASK_CWD_VAR);

@@ -24,6 +24,12 @@ export interface DetachedOptions {
    * (the hook); a process started from a terminal needs a session of its own.
    */
   sameSession?: boolean;
+  /**
+   * Start the process now but its program this much later, where the route can (bash's: a
+   * `sleep` in the job before the exec). The hook's pass waits out the hook's deadline so,
+   * without even its runtime's start beside the lookup; a route that can't delay doesn't.
+   */
+  delayMs?: number;
 }
 
 /** bash, whose job control gives a background job a process group of its own. */
@@ -73,9 +79,14 @@ export function spawnDetached(
   }
 }
 
-/** `set -m` makes the `&` job a process group of its own (its pid), in bash's session. */
+/**
+ * `set -m` makes the `&` job a process group of its own (its pid), in bash's session; the job
+ * sleeps first when asked (a missing `sleep` only skips the delay), then becomes the program.
+ */
 function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boolean {
-  return spawnPlain(bash, ["-c", 'set -m; "$@" &', "terminus", ...niceArgs(o), ...argv], o);
+  const delay = o.delayMs && o.delayMs > 0 ? (o.delayMs / 1000).toFixed(3) : "0";
+  const script = 'set -m; d=$1; shift; { [ "$d" = 0 ] || sleep "$d"; exec "$@"; } &';
+  return spawnPlain(bash, ["-c", script, "terminus", delay, ...niceArgs(o), ...argv], o);
 }
 
 function spawnThroughSetsid(setsid: string, argv: string[], o: DetachedOptions): boolean {

@@ -6,6 +6,7 @@
 import { type Context, HOOK_PASS_VAR } from "../core/context.ts";
 import {
   HOOK_DEADLINE_MS,
+  HOOK_PASS_WAIT_MS,
   HOOK_STDIN_MAX_BYTES,
   HOOK_STDIN_WAIT_MS,
   PASS_NICENESS,
@@ -57,11 +58,15 @@ export function spawnIngest(ctx: Context): void {
 }
 
 /** The pass a hook starts: `terminus ingest`, at PASS_NICENESS, marked to wait out the hook. */
-export function ingestSpawn(ctx: Pick<Context, "self">): [string[], DetachedOptions] {
+export function ingestSpawn(
+  ctx: Pick<Context, "self">,
+  now = Date.now(),
+): [string[], DetachedOptions] {
   return [[...ctx.self, "ingest"], {
     niceness: PASS_NICENESS,
-    env: { [HOOK_PASS_VAR]: "1" },
+    env: { [HOOK_PASS_VAR]: String(now) },
     sameSession: true,
+    delayMs: HOOK_PASS_WAIT_MS,
   }];
 }
 

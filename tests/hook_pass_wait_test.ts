@@ -10,10 +10,13 @@ import { cliArgs, cliOk, prng, sandbox, syntheticSession, writeTranscript } from
 import { DatabaseSync } from "node:sqlite";
 
 Deno.test("the hook's pass is `ingest`, at the lowest priority, marked to wait out the hook", () => {
-  const [argv, o] = ingestSpawn({ self: ["/opt/deno", "run", "/opt/terminus/mod.ts"] });
+  const now = 1_764_633_600_000;
+  const [argv, o] = ingestSpawn({ self: ["/opt/deno", "run", "/opt/terminus/mod.ts"] }, now);
   assert.deepEqual(argv, ["/opt/deno", "run", "/opt/terminus/mod.ts", "ingest"]);
   assert.equal(o.niceness, PASS_NICENESS);
-  assert.deepEqual(o.env, { [HOOK_PASS_VAR]: "1" });
+  // marked with when it was started, and started late where the route can: both wait it out
+  assert.deepEqual(o.env, { [HOOK_PASS_VAR]: String(now) });
+  assert.equal(o.delayMs, HOOK_PASS_WAIT_MS);
   // out of the hook's group, in its session: the niceness then counts in the hook's autogroup
   assert.equal(o.sameSession, true);
   // it waits no less than the hook has: a shorter wait would start the walk beside the lookup

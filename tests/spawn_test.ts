@@ -103,3 +103,24 @@ for (const [route, sameSession, via] of ROUTES) {
     },
   });
 }
+
+Deno.test({
+  name: "bash's route starts the program no sooner than the delay asked (the hook's pass)",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "terminus-spawn-" });
+    const out = join(dir, "out");
+    try {
+      const t0 = Date.now();
+      spawnDetached(["sh", "-c", `date +%s%3N > "$1.tmp" && mv "$1.tmp" "$1"`, "sh", out], {
+        sameSession: true,
+        delayMs: 300,
+      }, { bash: BASH });
+      const started = Number((await waitFor(out)).trim());
+      // a lower bound only: a slow machine starts it later, never sooner
+      assert.ok(started - t0 >= 300, `started ${started - t0} ms after the spawn`);
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
