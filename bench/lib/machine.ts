@@ -34,8 +34,8 @@ export async function loadavg(): Promise<number[]> {
 /**
  * `kernel.sched_autogroup_enabled` (null where the kernel has no such knob). With it on, every
  * session (setsid) is its own scheduling group at nice 0, and a niceness orders threads only
- * within their own group: the detached pass and backfill worker, each in a session of their own,
- * then take a full share against the hooks whatever niceness they set.
+ * within their own group: the backfill's worker, in a session of its own, then takes a full
+ * share against the hooks whatever niceness it sets (the hook's pass stays in the hook's).
  */
 export async function autogroup(): Promise<boolean | null> {
   const text = await tryCapture("cat", ["/proc/sys/kernel/sched_autogroup_enabled"]);

@@ -256,7 +256,7 @@ export const section: Section = {
         ? "kernel.sched_autogroup_enabled: not present"
         : `kernel.sched_autogroup_enabled = ${groups ? 1 : 0}${
           groups
-            ? ": the hook's pass and the backfill's worker each run in a session of their own, so their niceness does not yield to the hooks (docs/design/injection.md)"
+            ? ": the backfill's worker runs in a session of its own, so its niceness does not yield to the hooks; the hook's pass stays in its hook's session, where it does (docs/design/injection.md)"
             : ""
         }`,
     );
