@@ -46,8 +46,8 @@ export const SETSID = "setsid";
  * It goes through bash's job control (`sameSession`), or setsid(1) on Linux, and nice(1). The
  * runtime's own `detached` start forks this whole process to call setsid() before the exec:
  * 2-3 ms, more with a large heap, where a plain start is a posix_spawn of about 0.3 ms. bash
- * or setsid forks once more, in its own small process, and exits; nice sets the niceness
- * before the program's first thread exists. Without either it falls back to the runtime's
+ * forks once more, in its own small process, and exits; setsid execs in place; nice sets the
+ * niceness before the program's first thread exists. Without either it falls back to the runtime's
  * start (a session of its own), and sets the niceness just after it.
  */
 export function spawnDetached(
@@ -80,21 +80,26 @@ export function spawnDetached(
 }
 
 /**
- * `set -m` makes the `&` job a process group of its own (its pid), in bash's session; the job
- * sleeps first when asked (a missing `sleep` only skips the delay), then becomes the program.
+ * `set -m` makes the `&` job a process group of its own (its pid), in bash's session. The job
+ * sleeps first when asked, then becomes the program under nice; a missing `sleep` only skips
+ * the delay and a missing `nice` only the niceness, never the program.
  */
 function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boolean {
   const delay = o.delayMs && o.delayMs > 0 ? (o.delayMs / 1000).toFixed(3) : "0";
-  const script = 'set -m; d=$1; shift; { [ "$d" = 0 ] || sleep "$d"; exec "$@"; } &';
-  return spawnPlain(bash, ["-c", script, "terminus", delay, ...niceArgs(o), ...argv], o);
+  const niceness = o.niceness === undefined ? "" : String(o.niceness);
+  const script = 'set -m; d=$1; n=$2; shift 2; { [ "$d" = 0 ] || sleep "$d" 2>/dev/null; ' +
+    'if [ -n "$n" ] && command -v nice >/dev/null 2>&1; then exec nice -n "$n" "$@"; fi; ' +
+    'exec "$@"; } &';
+  return spawnPlain(bash, ["-c", script, "terminus", delay, niceness, ...argv], o);
 }
 
+/**
+ * No `-f`: a child of ours leads no process group, so setsid(1) (util-linux's and busybox's
+ * alike, and busybox's has no `-f`) calls setsid() itself and execs, without a fork.
+ */
 function spawnThroughSetsid(setsid: string, argv: string[], o: DetachedOptions): boolean {
-  return spawnPlain(setsid, ["-f", ...niceArgs(o), ...argv], o);
-}
-
-function niceArgs(o: DetachedOptions): string[] {
-  return o.niceness === undefined ? [] : ["nice", "-n", String(o.niceness)];
+  const nice = o.niceness === undefined ? [] : ["nice", "-n", String(o.niceness)];
+  return spawnPlain(setsid, [...nice, ...argv], o);
 }
 
 /** A plain start (posix_spawn), or false when `cmd` is not there. */

@@ -124,3 +124,25 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name: "bash's route without nice or sleep on the job's PATH still starts the program",
+  ignore: Deno.build.os !== "linux",
+  fn: async () => {
+    const dir = await Deno.makeTempDir({ prefix: "terminus-spawn-" });
+    const out = join(dir, "out");
+    try {
+      // builtins only: the job's PATH holds nothing
+      spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
+        niceness: PASS_NICENESS,
+        sameSession: true,
+        delayMs: 50,
+        env: { PATH: join(dir, "nothing-here") },
+      }, { bash: BASH });
+      const pid = Number((await waitFor(out)).trim());
+      assert.ok(pid > 1, "the program ran");
+    } finally {
+      await Deno.remove(dir, { recursive: true });
+    }
+  },
+});
