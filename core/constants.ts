@@ -176,11 +176,11 @@ export const HOOK_STDIN_WAIT_MS = 500;
 /** The niceness a hook starts its detached pass at: the lowest priority, behind the lookups. */
 export const PASS_NICENESS = 19;
 /**
- * A pass a hook starts waits this long before it loads its command: a detached process is a
- * scheduling group of its own under Linux autogroups, where its niceness does not yield, so
- * it waits out the hook's deadline instead of taking a core from the lookup. Beside a backfill
- * on both cores the pass the hook started took 3-8 of 20 hooks past the deadline, against 0-1
- * with no pass (`deno task bench --only deadline`).
+ * A pass a hook starts runs its command this long after the hook started it: bash's job sleeps
+ * it before the runtime starts, and the pass waits in process whatever is left (mod.ts), so it
+ * takes no core from the lookup. Beside a backfill on both cores the pass the hook started,
+ * with no wait, took 3-8 of 20 hooks past the deadline, against 0-1 with no pass (`deno task
+ * bench --only deadline`).
  */
 export const HOOK_PASS_WAIT_MS = HOOK_DEADLINE_MS;
 /**

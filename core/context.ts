@@ -125,8 +125,9 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), the runtime itself, bash and setsid (to
- * start the detached archive pass a hook starts, and the backfill's worker), and lower a process's scheduling priority. The heap sizing and lazy command loading ride along,
- * so every start of the program gets them.
+ * start the archive pass a hook starts and the backfill's worker, detached), and lower a
+ * process's scheduling priority. The heap sizing and lazy command loading ride along, so every
+ * start of the program gets them.
  */
 export function permissionFlags(runtime = "deno"): string[] {
   return [

@@ -3,7 +3,7 @@
 /**
  * Lowers this process's scheduling priority to `niceness`. On Linux a niceness belongs to a
  * thread: the calling thread and the threads (workers) it starts afterwards get it. `node:os`
- * is loaded here, when it is wanted: the first `node:` polyfill costs a start about 3 ms, and a
+ * is loaded here, when it is wanted: it costs a start 3-13 ms even after `node:sqlite`, and a
  * hook never needs it.
  */
 export async function lowerOwnPriority(niceness: number): Promise<void> {
@@ -26,8 +26,8 @@ export interface DetachedOptions {
   sameSession?: boolean;
   /**
    * Start the process now but its program this much later, where the route can (bash's: a
-   * `sleep` in the job before the exec). The hook's pass waits out the hook's deadline so,
-   * without even its runtime's start beside the lookup; a route that can't delay doesn't.
+   * `sleep` in the job before the exec), so not even the program's runtime starts in the
+   * meantime; the other routes start it at once.
    */
   delayMs?: number;
 }
@@ -47,8 +47,8 @@ export const SETSID = "setsid";
  * runtime's own `detached` start forks this whole process to call setsid() before the exec:
  * 2-3 ms, more with a large heap, where a plain start is a posix_spawn of about 0.3 ms. bash
  * forks once more, in its own small process, and exits; setsid execs in place; nice sets the
- * niceness before the program's first thread exists. Without either it falls back to the runtime's
- * start (a session of its own), and sets the niceness just after it.
+ * niceness before the program's first thread exists. Without either it falls back to the
+ * runtime's start (a session of its own), and sets the niceness just after it.
  */
 export function spawnDetached(
   argv: string[],

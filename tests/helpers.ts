@@ -149,6 +149,8 @@ export function cliCommand(
     stdin?: "piped" | "null";
     stdout?: "piped" | "null";
     stderr?: "piped" | "null";
+    /** In a session and process group of its own, as Claude Code starts a hook. */
+    detached?: boolean;
   } = {},
 ): Deno.Command {
   const argv = opts.program ? [opts.program, ...args] : [Deno.execPath(), ...cliArgs(args)];
@@ -163,6 +165,7 @@ export function cliCommand(
     stdin: opts.stdin ?? "null",
     stdout: opts.stdout ?? "piped",
     stderr: opts.stderr ?? "piped",
+    detached: opts.detached ?? false,
   });
 }
 

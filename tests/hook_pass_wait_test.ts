@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { ingestSpawn } from "../hooks/run.ts";
 import { HOOK_PASS_VAR, takeEnv } from "../core/context.ts";
 import { HOOK_DEADLINE_MS, HOOK_PASS_WAIT_MS, PASS_NICENESS } from "../core/constants.ts";
-import { cliArgs, cliOk, prng, sandbox, syntheticSession, writeTranscript } from "./helpers.ts";
+import { cliCommand, cliOk, prng, sandbox, syntheticSession, writeTranscript } from "./helpers.ts";
 import { DatabaseSync } from "node:sqlite";
 
 Deno.test("the hook's pass is `ingest`, at the lowest priority, marked to wait out the hook", () => {
@@ -69,16 +69,8 @@ Deno.test({
       syntheticSession({ sessionId: id, cwd, bytes: 20_000, rand: prng(11) }),
     );
     // as Claude Code starts a hook: the leader of a process group (and session) of its own
-    const child = new Deno.Command(Deno.execPath(), {
-      args: cliArgs(["hook", "SessionStart"]),
-      cwd: sb.dir,
-      env: sb.env,
-      clearEnv: true,
-      stdin: "piped",
-      stdout: "piped",
-      stderr: "piped",
-      detached: true,
-    }).spawn();
+    const child = cliCommand(sb, ["hook", "SessionStart"], { stdin: "piped", detached: true })
+      .spawn();
     const w = child.stdin.getWriter();
     await w.write(new TextEncoder().encode(JSON.stringify({
       session_id: id,

@@ -104,45 +104,47 @@ for (const [route, sameSession, via] of ROUTES) {
   });
 }
 
-Deno.test({
-  name: "bash's route starts the program no sooner than the delay asked (the hook's pass)",
-  ignore: Deno.build.os !== "linux",
-  fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "terminus-spawn-" });
-    const out = join(dir, "out");
-    try {
-      const t0 = Date.now();
-      spawnDetached(["sh", "-c", `date +%s%3N > "$1.tmp" && mv "$1.tmp" "$1"`, "sh", out], {
-        sameSession: true,
-        delayMs: 300,
-      }, { bash: BASH });
-      const started = Number((await waitFor(out)).trim());
-      // a lower bound only: a slow machine starts it later, never sooner
-      assert.ok(started - t0 >= 300, `started ${started - t0} ms after the spawn`);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
-  },
-});
+/** A test on Linux alone, given a temp folder and the path of the file its program writes. */
+function linuxTest(name: string, fn: (dir: string, out: string) => Promise<void>) {
+  Deno.test({
+    name,
+    ignore: Deno.build.os !== "linux",
+    fn: async () => {
+      const dir = await Deno.makeTempDir({ prefix: "terminus-spawn-" });
+      try {
+        await fn(dir, join(dir, "out"));
+      } finally {
+        await Deno.remove(dir, { recursive: true });
+      }
+    },
+  });
+}
 
-Deno.test({
-  name: "bash's route without nice or sleep on the job's PATH still starts the program",
-  ignore: Deno.build.os !== "linux",
-  fn: async () => {
-    const dir = await Deno.makeTempDir({ prefix: "terminus-spawn-" });
-    const out = join(dir, "out");
-    try {
-      // builtins only: the job's PATH holds nothing
-      spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
-        niceness: PASS_NICENESS,
-        sameSession: true,
-        delayMs: 50,
-        env: { PATH: join(dir, "nothing-here") },
-      }, { bash: BASH });
-      const pid = Number((await waitFor(out)).trim());
-      assert.ok(pid > 1, "the program ran");
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+linuxTest(
+  "bash's route starts the program no sooner than the delay asked (the hook's pass)",
+  async (_dir, out) => {
+    const t0 = Date.now();
+    spawnDetached(["sh", "-c", `date +%s%3N > "$1.tmp" && mv "$1.tmp" "$1"`, "sh", out], {
+      sameSession: true,
+      delayMs: 300,
+    }, { bash: BASH });
+    const started = Number((await waitFor(out)).trim());
+    // a lower bound only: a slow machine starts it later, never sooner
+    assert.ok(started - t0 >= 300, `started ${started - t0} ms after the spawn`);
   },
-});
+);
+
+linuxTest(
+  "bash's route without nice or sleep on the job's PATH still starts the program",
+  async (dir, out) => {
+    // builtins only: the job's PATH holds nothing
+    spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
+      niceness: PASS_NICENESS,
+      sameSession: true,
+      delayMs: 50,
+      env: { PATH: join(dir, "nothing-here") },
+    }, { bash: BASH });
+    const pid = Number((await waitFor(out)).trim());
+    assert.ok(pid > 1, "the program ran");
+  },
+);
