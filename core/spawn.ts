@@ -62,15 +62,7 @@ export function spawnDetached(
   if (o.sameSession && bash !== null && spawnThroughBash(bash, argv, o)) return;
   if (setsid !== null && spawnThroughSetsid(setsid, argv, o)) return;
   const [cmd, ...args] = argv;
-  const child = new Deno.Command(cmd, {
-    args,
-    env: o.env,
-    stdin: "null",
-    stdout: "null",
-    stderr: "null",
-    detached: true,
-  }).spawn();
-  child.unref();
+  const child = start(cmd, args, o, true);
   const niceness = o.niceness;
   if (niceness !== undefined) {
     import("node:os").then((os) => os.setPriority(child.pid, niceness)).catch(() => {
@@ -105,16 +97,29 @@ function spawnThroughSetsid(setsid: string, argv: string[], o: DetachedOptions):
 /** A plain start (posix_spawn), or false when `cmd` is not there. */
 function spawnPlain(cmd: string, args: string[], o: DetachedOptions): boolean {
   try {
-    new Deno.Command(cmd, {
-      args,
-      env: o.env,
-      stdin: "null",
-      stdout: "null",
-      stderr: "null",
-    }).spawn().unref();
+    start(cmd, args, o, false);
     return true;
   } catch (e) {
     if (e instanceof Deno.errors.NotFound) return false;
     throw e;
   }
+}
+
+/** `cmd` with no stdio and `o.env` added, not waited for. */
+function start(
+  cmd: string,
+  args: string[],
+  o: DetachedOptions,
+  detached: boolean,
+): Deno.ChildProcess {
+  const child = new Deno.Command(cmd, {
+    args,
+    env: o.env,
+    stdin: "null",
+    stdout: "null",
+    stderr: "null",
+    detached,
+  }).spawn();
+  child.unref();
+  return child;
 }
