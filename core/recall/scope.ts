@@ -1,14 +1,13 @@
 /**
  * Which project a read sees: the archived project the directory sits in (longest match over
- * `project` and `project_pre_worktree`), a `--project <path>`, or `*` for every project.
+ * `project` and `project_pre_worktree`, looked up by index), a `--project <path>`, or `*` for every project.
  * Exclusion is always applied, `*` included.
  */
 import { resolve } from "../posix.ts";
 import type { Config } from "../config.ts";
 import { isExcluded } from "../config.ts";
 import type { Db } from "../store/db.ts";
-import { archivedProjects, type Visibility } from "../store/query.ts";
-import { covers } from "../paths.ts";
+import { projectCovering, type Visibility } from "../store/query.ts";
 import type { Context } from "../context.ts";
 import type { Resolved } from "../setup_context.ts";
 import { type OpenOptions, openStore } from "../open.ts";
@@ -31,10 +30,7 @@ export function resolveScope(
   if (flag === "*") return { ok: true, vis: { project: null, exclude: cfg.exclude }, label: "*" };
   const dir = resolve(cwd, flag ?? ".");
   if (isExcluded(cfg, dir)) return { ok: false, reason: `${dir} is in an excluded project` };
-  let best: { path: string; project: string } | null = null;
-  for (const p of archivedProjects(db)) {
-    if (covers(p.path, dir) && (!best || p.path.length > best.path.length)) best = p;
-  }
+  const best = projectCovering(db, dir);
   if (!best) {
     return {
       ok: false,

@@ -7,7 +7,7 @@
  * The tables are made by the first import (CREATE IF NOT EXISTS), so a store made before them
  * needs no other migration; reads check they exist. They are not derived: reindex leaves them.
  */
-import { type Db, transaction } from "./db.ts";
+import { cached, type Db, transaction } from "./db.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 
 const HISTORY_DDL = `
@@ -113,12 +113,9 @@ export function insertHistory(db: Db, rows: HistoryRow[]): number {
   return added;
 }
 
-/** Projects that only history knows of, so a folder with history alone can be scoped. */
-export function historyProjects(db: Db): string[] {
-  if (!hasHistoryTables(db)) return [];
-  return (db.prepare(
-    "SELECT DISTINCT project FROM history_prompts WHERE project IS NOT NULL",
-  ).all() as { project: string }[]).map((r) => r.project);
+/** Whether imported history holds a prompt filed under this project (the folder can be scoped). */
+export function historyHolds(db: Db, project: string): boolean {
+  return !!cached(db, "SELECT 1 FROM history_prompts WHERE project = ? LIMIT 1").get(project);
 }
 
 export interface HistoryHitRow {

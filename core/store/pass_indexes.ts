@@ -6,7 +6,9 @@
  * `usage`'s archive table (each session's block bytes) from the index alone; SQLite keeps it
  * exact with every write, so the totals reconcile without a running total of our own.
  * `session_meta_project_recency` hands the brief a project's newest session from the index's
- * end instead of sorting every session of the project, and its totals from the index alone. Created on a pass's first
+ * end instead of sorting every session of the project, and its totals from the index alone.
+ * `session_meta_pre_worktree` lets scope find a folder's project by its path (a few looks, not a
+ * walk of every session). Created on a pass's first
  * use (IF NOT EXISTS), so a store from an earlier build needs no migration and no version.
  */
 import type { Db } from "./db.ts";
@@ -22,6 +24,8 @@ CREATE INDEX IF NOT EXISTS runs_in_flight ON runs(id) WHERE duration_ms = ${IN_F
 CREATE INDEX IF NOT EXISTS blocks_bytes ON blocks(session_no, length(bytes));
 CREATE INDEX IF NOT EXISTS session_meta_project_recency
   ON session_meta(project, last_turn_at, session_no, turn_count);
+CREATE INDEX IF NOT EXISTS session_meta_pre_worktree ON session_meta(project_pre_worktree, project)
+  WHERE project_pre_worktree IS NOT NULL;
 `;
 
 export function ensurePassIndexes(db: Db): void {

@@ -7,7 +7,7 @@ import { ENTITY_ACT, SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.t
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
 import { handleColumns, tagsWhere } from "./sessions_sql.ts";
-import { historyProjects } from "./history_sql.ts";
+import { hasHistoryTables, historyHolds } from "./history_sql.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 
 export { type Visibility, visibleWhere };
@@ -22,18 +22,37 @@ export function visibleSessionRows(db: Db, vis: Visibility): number {
 }
 
 /**
- * Every distinct archived project path and pre-worktree path, with the project it files under;
- * with the projects only imported history knows, so such a folder can be scoped too.
+ * The archived project that covers `dir` (a resolved absolute path), by the longest stored
+ * path that does: a project, a pre-worktree path (the project it was folded onto), or a project
+ * only imported history knows. Each prefix of `dir` that could cover it is looked up by index,
+ * longest first, so the cost follows the directory's depth, not how many sessions the store
+ * holds (listing every distinct path walked every session's row: 1.2 ms at 4,000 sessions).
+ * Where one path files under several projects, the least (SQLite's own order) is taken.
  */
-export function archivedProjects(db: Db): { path: string; project: string }[] {
-  const rows = db.prepare(
-    `SELECT DISTINCT project AS path, project FROM session_meta WHERE project IS NOT NULL
-     UNION SELECT DISTINCT project_pre_worktree AS path, project FROM session_meta
-       WHERE project_pre_worktree IS NOT NULL AND project IS NOT NULL`,
-  ).all() as { path: string; project: string }[];
-  const known = new Set(rows.map((r) => r.path));
-  for (const p of historyProjects(db)) if (!known.has(p)) rows.push({ path: p, project: p });
-  return rows;
+export function projectCovering(db: Db, dir: string): { path: string; project: string } | null {
+  const history = hasHistoryTables(db);
+  for (const path of coveringPrefixes(dir)) {
+    const r = cached(
+      db,
+      `SELECT min(p) AS project FROM (
+         SELECT (SELECT project FROM session_meta WHERE project = ?1 LIMIT 1) AS p
+         UNION ALL SELECT (SELECT min(project) FROM session_meta WHERE project_pre_worktree = ?1))`,
+    ).get(path) as { project: string | null };
+    if (r.project !== null) return { path, project: r.project };
+    if (history && historyHolds(db, path)) return { path, project: path };
+  }
+  return null;
+}
+
+/** Every prefix of `dir` that `covers` it (itself, each parent, each parent with its "/"), longest first. */
+export function coveringPrefixes(dir: string): string[] {
+  const out = [dir];
+  for (let i = dir.length - 1; i >= 0; i--) {
+    if (dir[i] !== "/") continue;
+    if (i + 1 < dir.length) out.push(dir.slice(0, i + 1));
+    if (i > 0) out.push(dir.slice(0, i));
+  }
+  return out;
 }
 
 export interface Candidate {
