@@ -21,7 +21,7 @@ import { canonicalJson } from "../core/output.ts";
 import { answerHook, type HookContext } from "../core/inject/hook.ts";
 import { queueDecision } from "../core/inject/queue.ts";
 import { readState, writeState } from "../core/inject/state.ts";
-import { StdinWait } from "../core/inject/stdin_wait.ts";
+import { StdinWait, tick } from "../core/inject/stdin_wait.ts";
 import { claimPassStart } from "../core/ingest/gate.ts";
 import { concat } from "../core/bytes.ts";
 import { type DetachedOptions, spawnDetached } from "../core/spawn.ts";
@@ -90,12 +90,7 @@ async function readStdin(
     const pending = read(buf);
     let n: number | null | "tick";
     while (true) {
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      n = await Promise.race([
-        pending,
-        new Promise<"tick">((r) => (timer = setTimeout(() => r("tick"), wait.tickMs))),
-      ]);
-      clearTimeout(timer);
+      n = await Promise.race([pending, tick(wait.tickMs)]);
       if (n !== "tick") break;
       if (wait.tick()) return timedOut;
     }

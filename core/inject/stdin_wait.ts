@@ -32,3 +32,15 @@ export class StdinWait {
     return this.#waited >= this.limitMs;
   }
 }
+
+/**
+ * Resolves "tick" after `ms`, by the runtime's web timer (`AbortSignal.timeout`). Not
+ * `setTimeout`: in Deno 2.9 its first call in a process loads the Node compatibility timers and
+ * what they import, 5-12 ms in an empty module on this host against 0.4 for this, and a hook
+ * called it on every event. This timer does not hold the process open by itself; the read it
+ * races does.
+ */
+export function tick(ms: number): Promise<"tick"> {
+  const signal = AbortSignal.timeout(ms);
+  return new Promise((r) => signal.addEventListener("abort", () => r("tick"), { once: true }));
+}
