@@ -192,4 +192,15 @@ Deno.test("scope: the project found by index is the one the listing of every pat
       for (const d of looks) assert.match(d, /^SEARCH .*\(\w+=\?/, `${sql}\n${plan.join("\n")}`);
     }
   });
+
+  // a store no pass has opened since the worktree index came: the same answers, from one walk
+  const d = new DatabaseSync(box.store);
+  try {
+    d.exec("DROP INDEX session_meta_pre_worktree");
+  } finally {
+    d.close();
+  }
+  await withStore(box, (db) => {
+    for (const dir of dirs) assert.deepEqual(projectCovering(db, dir), byListing(db, dir), dir);
+  });
 });
