@@ -38,6 +38,9 @@ export const BASH = "bash";
 /** util-linux's setsid, found on PATH (the permission flags name it the same way). */
 export const SETSID = "setsid";
 
+/** The POSIX shell setsid's route runs (by path: setsid's own exec needs no PATH for it). */
+const SH = "/bin/sh";
+
 /**
  * Starts `argv` with no stdio outside the caller's process group, so it survives the command
  * (or hook) that started it, and returns without waiting: in a session of its own, or with
@@ -88,10 +91,24 @@ function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boo
 /**
  * No `-f`: a child of ours leads no process group, so setsid(1) (util-linux's and busybox's
  * alike, and busybox's has no `-f`) calls setsid() itself and execs, without a fork.
+ *
+ * With a niceness, a POSIX shell then gives it to the new session's Linux autogroup too, before
+ * it becomes the program under nice. Under `kernel.sched_autogroup_enabled=1` each session is a
+ * CPU scheduling group of its own and a process's niceness counts only inside its group: the
+ * backfill's worker at nice 19 alone in its session still took half the cores from the hooks.
+ * Raising a group's niceness needs no privilege. Where the file is not there (no autogroups, or
+ * not Linux) the write fails quietly, and a missing `nice` only skips the niceness.
  */
 function spawnThroughSetsid(setsid: string, argv: string[], o: DetachedOptions): boolean {
-  const nice = o.niceness === undefined ? [] : ["nice", "-n", String(o.niceness)];
-  return spawnPlain(setsid, [...nice, ...argv], o);
+  return spawnPlain(setsid, ownSessionArgv(argv, o.niceness), o);
+}
+
+/** What setsid(1) runs for `argv`: it, or with a niceness the shell that gives it (above). */
+export function ownSessionArgv(argv: string[], niceness?: number): string[] {
+  if (niceness === undefined) return argv;
+  const script = 'n=$1; shift; { echo "$n" > /proc/self/autogroup; } 2>/dev/null; ' +
+    'if command -v nice >/dev/null 2>&1; then exec nice -n "$n" "$@"; fi; exec "$@"';
+  return [SH, "-c", script, "terminus", String(niceness), ...argv];
 }
 
 /** A plain start (posix_spawn), or false when `cmd` is not there. */

@@ -7,7 +7,8 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BASH, SETSID, spawnDetached } from "../core/spawn.ts";
-import { PASS_NICENESS } from "../core/constants.ts";
+import { BACKFILL_NICENESS, PASS_NICENESS } from "../core/constants.ts";
+import { startBackfill } from "../core/ingest/backfill.ts";
 
 /** pid, ppid, process group, session and niceness from a /proc/<pid>/stat line. */
 function statFields(line: string) {
@@ -88,12 +89,19 @@ for (const [route, sameSession, via] of ROUTES) {
         }
         assert.equal(its.pgrp, Number(pid), "it leads a process group of its own");
         assert.notEqual(its.pgrp, mine.pgrp, "it left the caller's process group");
+        const group = await autogroupOf(Number(pid));
         if (staysInSession) {
           assert.equal(its.session, mine.session, "it stayed in the caller's session");
-          assert.equal(await autogroupOf(Number(pid)), await autogroupOf("$$"));
+          assert.equal(group, await autogroupOf("$$"));
         } else {
           assert.notEqual(its.session, mine.session, "it left the caller's session");
           assert.equal(its.session, Number(pid), "it leads its session");
+          // setsid's route gives its session's scheduling group the niceness too, where
+          // the kernel has autogroups; the runtime's own start cannot
+          if (via.setsid === SETSID && group !== "none") {
+            assert.match(group, new RegExp(` nice ${PASS_NICENESS}$`), group);
+            assert.notEqual(group, await autogroupOf("$$"));
+          }
         }
         assert.equal(its.nice, PASS_NICENESS);
       } finally {
@@ -102,6 +110,14 @@ for (const [route, sameSession, via] of ROUTES) {
       }
     },
   });
+}
+
+/** Where `cmd` is on this machine's PATH. */
+async function onPath(cmd: string): Promise<string> {
+  const o = await new Deno.Command("sh", { args: ["-c", `command -v ${cmd}`] }).output();
+  const path = new TextDecoder().decode(o.stdout).trim();
+  assert.ok(path.startsWith("/"), `${cmd} on this machine's PATH`);
+  return path;
 }
 
 /** A test on Linux alone, given a temp folder and the path of the file its program writes. */
@@ -137,14 +153,54 @@ linuxTest(
 linuxTest(
   "bash's route without nice or sleep on the job's PATH still starts the program",
   async (dir, out) => {
+    // bash by its path (the runtime looks a command up on the PATH it is given), then
     // builtins only: the job's PATH holds nothing
+    const bash = await onPath(BASH);
     spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
       niceness: PASS_NICENESS,
       sameSession: true,
       delayMs: 50,
       env: { PATH: join(dir, "nothing-here") },
-    }, { bash: BASH });
+    }, { bash, setsid: null });
     const pid = Number((await waitFor(out)).trim());
     assert.ok(pid > 1, "the program ran");
+  },
+);
+
+linuxTest(
+  "setsid's route without nice on PATH still starts the program",
+  async (dir, out) => {
+    // setsid by its path (the runtime looks a command up on the PATH it is given), then
+    // builtins only: that PATH holds nothing
+    const setsid = await onPath(SETSID);
+    spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
+      niceness: PASS_NICENESS,
+      env: { PATH: join(dir, "nothing-here") },
+    }, { setsid });
+    const pid = Number((await waitFor(out)).trim());
+    assert.ok(pid > 1, "the program ran");
+  },
+);
+
+linuxTest(
+  "the backfill's worker starts in a session of its own at BACKFILL_NICENESS, its scheduling group too",
+  async (_dir, out) => {
+    // the worker's argv is `<self> backfill --work`: here self is a probe that names itself
+    // and waits ($1 is its file; the worker's own words come after it)
+    const script = `printf '%s\\n%s %s\\n' "$$" "$2" "$3" > "$1.tmp" && mv "$1.tmp" "$1"
+      n=0; while [ ! -e "$1.done" ] && [ $n -lt 1000 ]; do n=$((n+1)); sleep 0.02; done`;
+    try {
+      startBackfill(["sh", "-c", script, "sh", out]);
+      const [pid, words] = (await waitFor(out)).split("\n");
+      assert.equal(words, "backfill --work");
+      const its = statFields(await statOf(Number(pid)));
+      const mine = statFields(await statOf("$$"));
+      assert.notEqual(its.session, mine.session, "it left the caller's session");
+      assert.equal(its.nice, BACKFILL_NICENESS);
+      const group = await autogroupOf(Number(pid));
+      if (group !== "none") assert.match(group, new RegExp(` nice ${BACKFILL_NICENESS}$`), group);
+    } finally {
+      await Deno.writeTextFile(`${out}.done`, "");
+    }
   },
 );

@@ -25,6 +25,8 @@ import { hookTimes } from "../lib/decision_log.ts";
 import { settle, timedSpawn } from "./hooks.ts";
 import { permissionFlags } from "../../core/context.ts";
 import { PASS_STAMP_FILE } from "../../core/paths.ts";
+import { ownSessionArgv } from "../../core/spawn.ts";
+import { BACKFILL_NICENESS } from "../../core/constants.ts";
 
 const SCALE = join(Deno.env.get("HOME") ?? "/root", ".cache/terminus-bench/scale");
 const ROUNDS = Number(Deno.env.get("TERMINUS_BENCH_DEADLINE_ROUNDS") ?? 20);
@@ -33,7 +35,9 @@ type Variant = typeof VARIANTS[number];
 const DEADLINE = /past the 50 ms deadline/;
 /**
  * How the bench starts the backfill: as its own child (`normal`), in a session of its own as
- * `terminus backfill` leaves it (`session`), or under `nice` or `chrt -i`.
+ * `terminus backfill` starts its worker (`session`: its session's scheduling group at
+ * BACKFILL_NICENESS too), in a session of its own alone (`session-plain`, as builds before
+ * that did), or under `nice` or `chrt -i`.
  */
 const BACKFILL_AT = Deno.env.get("TERMINUS_BENCH_DEADLINE_BACKFILL") ?? "normal";
 
@@ -177,6 +181,8 @@ export const section: Section = {
           : BACKFILL_AT === "idle"
           ? ["chrt", "-i", "0", launcher]
           : BACKFILL_AT === "session"
+          ? ["setsid", "-w", ...ownSessionArgv([launcher], BACKFILL_NICENESS)]
+          : BACKFILL_AT === "session-plain"
           ? ["setsid", "-w", launcher]
           : [launcher];
         current = new Deno.Command(cmd, {
@@ -207,7 +213,9 @@ export const section: Section = {
         BACKFILL_AT === "normal"
           ? "by the bench, in its session (the worker lowers its own priority)"
           : BACKFILL_AT === "session"
-          ? "in a session of its own, as terminus backfill leaves it (the worker lowers its own priority)"
+          ? `in a session of its own at nice ${BACKFILL_NICENESS}, that session's scheduling group too, as terminus backfill starts its worker`
+          : BACKFILL_AT === "session-plain"
+          ? "in a session of its own at normal priority, as builds before the group's niceness started it (the worker lowers its own priority)"
           : `under ${BACKFILL_AT === "nice" ? "nice -n 19" : "chrt -i 0"}`
       } (TERMINUS_BENCH_DEADLINE_BACKFILL), ${backfills} in turn, one running throughout`,
     );
@@ -256,7 +264,7 @@ export const section: Section = {
         ? "kernel.sched_autogroup_enabled: not present"
         : `kernel.sched_autogroup_enabled = ${groups ? 1 : 0}${
           groups
-            ? ": the backfill's worker runs in a session of its own, so its niceness does not yield to the hooks; the hook's pass stays in its hook's session, where it does (docs/design/injection.md)"
+            ? ": each session is a scheduling group of its own, where a niceness counts only against the group's own processes; the backfill's worker is started with its group's niceness set, and the hook's pass stays in its hook's session (docs/design/injection.md)"
             : ""
         }`,
     );

@@ -6,7 +6,7 @@
  */
 import { type Config, isExcluded } from "../config.ts";
 import { allTombstones, type Tombstone } from "../store/tombstones_sql.ts";
-import { BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../constants.ts";
+import { BACKFILL_NICENESS, BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../constants.ts";
 import { measuredRate } from "../store/runs.ts";
 import { progressLine } from "../progress.ts";
 import type { Resolved } from "../setup_context.ts";
@@ -141,8 +141,10 @@ function humanDuration(seconds: number): string {
 
 /**
  * Starts `<self> backfill --work` in its own session and process group with no stdio, so it
- * outlives the command that started it, and returns without waiting.
+ * outlives the command that started it, and returns without waiting. At BACKFILL_NICENESS, as
+ * is its session's scheduling group (core/spawn.ts): the worker also lowers its own priority
+ * first thing, for a worker started some other way.
  */
 export function startBackfill(self: string[]): void {
-  spawnDetached([...self, "backfill", "--work"]);
+  spawnDetached([...self, "backfill", "--work"], { niceness: BACKFILL_NICENESS });
 }

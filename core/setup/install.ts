@@ -33,6 +33,7 @@ import {
 import { judgeCleanup, readLayered, type Verdict } from "./claude_settings.ts";
 import { sizeBackfill, type Sizing } from "./backfill.ts";
 import { spawnDetached } from "../spawn.ts";
+import { BACKFILL_NICENESS } from "../constants.ts";
 
 export interface InstallInput {
   env: Env;
@@ -218,7 +219,10 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     try {
       // the backfill's detached worker
-      spawnDetached([...argv, "backfill", "--work"], { env: placed.env });
+      spawnDetached([...argv, "backfill", "--work"], {
+        env: placed.env,
+        niceness: BACKFILL_NICENESS,
+      });
       backfill.started = true;
     } catch (e) {
       backfill.problem = `the backfill could not be started (${(e as Error).message})`;
