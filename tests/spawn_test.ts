@@ -150,37 +150,29 @@ linuxTest(
   },
 );
 
-linuxTest(
-  "bash's route without nice or sleep on the job's PATH still starts the program",
-  async (dir, out) => {
-    // bash by its path (the runtime looks a command up on the PATH it is given), then
-    // builtins only: the job's PATH holds nothing
-    const bash = await onPath(BASH);
+// each route by its program's path (the runtime looks a command up on the PATH it is given),
+// then builtins only: the PATH the program gets holds nothing
+const PATHLESS: [string, string, (path: string) => Via, boolean][] = [
+  [
+    "bash's route without nice or sleep on the job's PATH",
+    BASH,
+    (bash) => ({ bash, setsid: null }),
+    true,
+  ],
+  ["setsid's route without nice on PATH", SETSID, (setsid) => ({ setsid }), false],
+];
+for (const [route, cmd, via, sameSession] of PATHLESS) {
+  linuxTest(`${route} still starts the program`, async (dir, out) => {
     spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
       niceness: PASS_NICENESS,
-      sameSession: true,
+      sameSession,
       delayMs: 50,
       env: { PATH: join(dir, "nothing-here") },
-    }, { bash, setsid: null });
+    }, via(await onPath(cmd)));
     const pid = Number((await waitFor(out)).trim());
     assert.ok(pid > 1, "the program ran");
-  },
-);
-
-linuxTest(
-  "setsid's route without nice on PATH still starts the program",
-  async (dir, out) => {
-    // setsid by its path (the runtime looks a command up on the PATH it is given), then
-    // builtins only: that PATH holds nothing
-    const setsid = await onPath(SETSID);
-    spawnDetached(["/bin/sh", "-c", `printf '%s\\n' "$$" > "$1"`, "sh", out], {
-      niceness: PASS_NICENESS,
-      env: { PATH: join(dir, "nothing-here") },
-    }, { setsid });
-    const pid = Number((await waitFor(out)).trim());
-    assert.ok(pid > 1, "the program ran");
-  },
-);
+  });
+}
 
 linuxTest(
   "the backfill's worker starts in a session of its own at BACKFILL_NICENESS, its scheduling group too",

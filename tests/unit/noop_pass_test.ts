@@ -6,13 +6,14 @@
  * however many there are past the per-pass cap.
  */
 import assert from "node:assert/strict";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { defaultConfig } from "../../core/config.ts";
 import { OBSERVE_PER_PASS } from "../../core/constants.ts";
 import { runBackfillPasses, runWholePass } from "../../core/ingest/whole.ts";
 import type { Db } from "../../core/store/db.ts";
 import { prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
+import { watched } from "./world.ts";
 
 const CWD = "/home/you/code/project-noop";
 
@@ -23,38 +24,10 @@ interface Counter {
 
 /** The connection, with every statement it runs counted (exec, and run/get/all/iterate). */
 function counting(db: Db, c: Counter): Db {
-  const note = (sql: string) => {
+  return watched(db, (sql) => {
     c.statements++;
     c.sql.set(sql, (c.sql.get(sql) ?? 0) + 1);
-  };
-  const wrapStatement = (st: StatementSync, sql: string): StatementSync =>
-    new Proxy(st, {
-      get(t, p) {
-        const v = Reflect.get(t, p, t);
-        if (typeof v !== "function") return v;
-        if (p === "run" || p === "get" || p === "all" || p === "iterate") {
-          return (...a: unknown[]) => {
-            note(sql);
-            return (v as (...x: unknown[]) => unknown).apply(t, a);
-          };
-        }
-        return v.bind(t);
-      },
-    });
-  return new Proxy(db, {
-    get(t, p) {
-      const v = Reflect.get(t, p, t);
-      if (typeof v !== "function") return v;
-      if (p === "prepare") return (sql: string) => wrapStatement(t.prepare(sql), sql);
-      if (p === "exec") {
-        return (sql: string) => {
-          note(sql);
-          return t.exec(sql);
-        };
-      }
-      return v.bind(t);
-    },
-  }) as DatabaseSync;
+  });
 }
 
 /** A session in CWD whose turns are months old (closed), starting `minute` minutes into a June day. */

@@ -6,8 +6,8 @@
  * no statement may walk `session_meta` (EXPLAIN QUERY PLAN shows a search, never a scan).
  */
 import assert from "node:assert/strict";
-import { DatabaseSync, type StatementSync } from "node:sqlite";
-import { NOW, pass, unitBox, withStore } from "./world.ts";
+import { DatabaseSync } from "node:sqlite";
+import { NOW, pass, unitBox, watched, withStore } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { defaultConfig } from "../../core/config.ts";
 import { resolveScope } from "../../core/recall/scope.ts";
@@ -55,31 +55,6 @@ function byListing(db: Db, dir: string): { path: string; project: string } | nul
     if (covers(p.path, dir) && (!best || p.path.length > best.path.length)) best = p;
   }
   return best ? { path: best.path, project: best.project } : null;
-}
-
-/** The connection with each statement's SQL and parameters kept, to read its plan after. */
-function recording(db: Db, seen: { sql: string; params: unknown[] }[]): Db {
-  const wrap = (st: StatementSync, sql: string): StatementSync =>
-    new Proxy(st, {
-      get(t, p) {
-        const v = Reflect.get(t, p, t);
-        if (typeof v !== "function") return v;
-        if (p === "run" || p === "get" || p === "all" || p === "iterate") {
-          return (...a: unknown[]) => {
-            seen.push({ sql, params: a });
-            return (v as (...x: unknown[]) => unknown).apply(t, a);
-          };
-        }
-        return v.bind(t);
-      },
-    });
-  return new Proxy(db, {
-    get(t, p) {
-      const v = Reflect.get(t, p, t);
-      if (p === "prepare") return (sql: string) => wrap(t.prepare(sql), sql);
-      return typeof v === "function" ? v.bind(t) : v;
-    },
-  }) as DatabaseSync;
 }
 
 Deno.test("coveringPrefixes: the folder, then each parent with and without its slash, longest first", () => {
@@ -178,7 +153,10 @@ Deno.test("scope: the project found by index is the one the listing of every pat
 
     // every read of the sessions or of history seeks by a key; none walks its table
     const seen: { sql: string; params: unknown[] }[] = [];
-    projectCovering(recording(db, seen), `${ROOT}/alpha/src/deep/er`);
+    projectCovering(
+      watched(db, (sql, params) => seen.push({ sql, params })),
+      `${ROOT}/alpha/src/deep/er`,
+    );
     const reads = seen.filter((s) => /FROM (session_meta|history_prompts)\b/.test(s.sql));
     assert.ok(reads.length > 0);
     for (const { sql, params } of reads) {

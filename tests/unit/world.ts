@@ -11,6 +11,7 @@ import { render } from "../../core/output.ts";
 import { resolveAll } from "../../core/setup_context.ts";
 import { runWholePass } from "../../core/ingest/whole.ts";
 import type { PassResult } from "../../core/ingest/pass.ts";
+import type { DatabaseSync, StatementSync } from "node:sqlite";
 import { type Db, openRead } from "../../core/store/db.ts";
 import { initCodec } from "../../core/store/codec.ts";
 import { find } from "../../commands/mod.ts";
@@ -94,4 +95,40 @@ export async function withStore<T>(box: UnitBox, fn: (db: Db) => T): Promise<T> 
   } finally {
     o.db.close();
   }
+}
+
+/**
+ * The connection, with `note` told of every statement it runs: the SQL and its parameters of
+ * each run/get/all/iterate, and each exec (no parameters). Nothing else changes: the statements
+ * run on the real store.
+ */
+export function watched(db: Db, note: (sql: string, params: unknown[]) => void): Db {
+  const wrap = (st: StatementSync, sql: string): StatementSync =>
+    new Proxy(st, {
+      get(t, p) {
+        const v = Reflect.get(t, p, t);
+        if (typeof v !== "function") return v;
+        if (p === "run" || p === "get" || p === "all" || p === "iterate") {
+          return (...a: unknown[]) => {
+            note(sql, a);
+            return (v as (...x: unknown[]) => unknown).apply(t, a);
+          };
+        }
+        return v.bind(t);
+      },
+    });
+  return new Proxy(db, {
+    get(t, p) {
+      const v = Reflect.get(t, p, t);
+      if (typeof v !== "function") return v;
+      if (p === "prepare") return (sql: string) => wrap(t.prepare(sql), sql);
+      if (p === "exec") {
+        return (sql: string) => {
+          note(sql, []);
+          return t.exec(sql);
+        };
+      }
+      return v.bind(t);
+    },
+  }) as DatabaseSync;
 }
