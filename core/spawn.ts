@@ -42,6 +42,13 @@ export const SETSID = "setsid";
 const SH = "/bin/sh";
 
 /**
+ * The end of both routes' shell scripts: become the program ("$@"), under `nice -n $n` when a
+ * niceness is asked and nice is on PATH, so a missing nice only skips the niceness.
+ */
+const BECOME_PROGRAM = 'if [ -n "$n" ] && command -v nice >/dev/null 2>&1; then ' +
+  'exec nice -n "$n" "$@"; fi; exec "$@"';
+
+/**
  * Starts `argv` with no stdio outside the caller's process group, so it survives the command
  * (or hook) that started it, and returns without waiting: in a session of its own, or with
  * `sameSession` in a process group of its own inside the caller's session.
@@ -83,8 +90,7 @@ function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boo
   const delay = o.delayMs && o.delayMs > 0 ? (o.delayMs / 1000).toFixed(3) : "0";
   const niceness = o.niceness === undefined ? "" : String(o.niceness);
   const script = 'set -m; d=$1; n=$2; shift 2; { [ "$d" = 0 ] || sleep "$d" 2>/dev/null; ' +
-    'if [ -n "$n" ] && command -v nice >/dev/null 2>&1; then exec nice -n "$n" "$@"; fi; ' +
-    'exec "$@"; } &';
+    `${BECOME_PROGRAM}; } &`;
   return spawnPlain(bash, ["-c", script, "terminus", delay, niceness, ...argv], o);
 }
 
@@ -107,7 +113,7 @@ function spawnThroughSetsid(setsid: string, argv: string[], o: DetachedOptions):
 export function ownSessionArgv(argv: string[], niceness?: number): string[] {
   if (niceness === undefined) return argv;
   const script = 'n=$1; shift; { echo "$n" > /proc/self/autogroup; } 2>/dev/null; ' +
-    'if command -v nice >/dev/null 2>&1; then exec nice -n "$n" "$@"; fi; exec "$@"';
+    BECOME_PROGRAM;
   return [SH, "-c", script, "terminus", String(niceness), ...argv];
 }
 
