@@ -28,11 +28,21 @@ export const BUSY_TIMEOUT_WRITE_MS = 5_000;
 export const BUSY_TIMEOUT_READ_MS = 200;
 
 /**
- * The pass's SQLite page cache (16 MiB: 32 bought no speed once deriving moved to a worker, and
- * the memory went to its queue instead), and how many WAL pages it lets build up before a checkpoint.
+ * The pass's SQLite page cache, and how many WAL pages it lets build up before a checkpoint.
+ * At ~3 GB the random-keyed indexes (entities, paths, uuids) are ~120 MB: at 16 MiB most of a
+ * backfill's index inserts missed the cache and read the page back (a 3 GB backfill took 86 s,
+ * 24 s of it system time); 48 MiB and a 256 MiB WAL took it to 70 s, the memory paid for by
+ * the launcher's malloc setting below (bench/README.md, seventh round).
  */
-export const WRITER_CACHE_KIB = 16 * 1024;
-export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+export const WRITER_CACHE_KIB = 48 * 1024;
+export const WAL_AUTOCHECKPOINT_PAGES = 65_536;
+/**
+ * The launcher's glibc `MALLOC_MMAP_THRESHOLD_` (unless the person set one): a block this large
+ * or larger is mapped on its own and given back when freed. Left to glibc, the threshold rises
+ * to the largest block freed so far (a backfill's 8 MiB windows), and the freed windows then
+ * stay in the heap: a 3 GB backfill peaked 35-50 MiB higher.
+ */
+export const MALLOC_MMAP_THRESHOLD_BYTES = 1024 * 1024;
 
 /** A reader that finds the store locked (a new store switching to WAL) retries this often. */
 export const READ_BUSY_RETRIES = 20;

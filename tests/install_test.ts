@@ -25,7 +25,12 @@ import {
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { launcherText } from "../core/setup/bundle.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
-import { BUILD_MARKER, CLAUDE_TIMEOUT_MS, VERSION } from "../core/constants.ts";
+import {
+  BUILD_MARKER,
+  CLAUDE_TIMEOUT_MS,
+  MALLOC_MMAP_THRESHOLD_BYTES,
+  VERSION,
+} from "../core/constants.ts";
 
 const real = { ignore: !CLAUDE, sanitizeResources: false, sanitizeOps: false };
 
@@ -585,6 +590,46 @@ Deno.test({
     assert.equal(await archivedSessions(sb), 1);
     await settle(sb);
   },
+});
+
+Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the person set one", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
+  try {
+    const layout = {
+      versionDir: dir,
+      sourceDir: REPO_DIR,
+      denoDir: join(dir, "deno"),
+      launcher: join(dir, "terminus"),
+    };
+    // a runtime that prints what it was given, in place of deno
+    const fake = join(dir, "fake-deno");
+    await Deno.writeTextFile(
+      fake,
+      '#!/bin/sh\nprintf "%s\\n" "${MALLOC_MMAP_THRESHOLD_-unset}"\n',
+      {
+        mode: 0o755,
+      },
+    );
+    await Deno.writeTextFile(
+      layout.launcher,
+      launcherText(fake, layout, "https://registry.npmjs.org/"),
+      { mode: 0o755 },
+    );
+    const run = async (env: Record<string, string>) => {
+      const o = await new Deno.Command(layout.launcher, {
+        args: ["status"],
+        env: { PATH: "/usr/bin:/bin", HOME: dir, ...env },
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      assert.equal(o.code, 0);
+      return new TextDecoder().decode(o.stdout);
+    };
+    assert.equal(await run({}), `${MALLOC_MMAP_THRESHOLD_BYTES}\n`);
+    assert.equal(await run({ MALLOC_MMAP_THRESHOLD_: "65536" }), "65536\n");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else names both and exits 1", async () => {

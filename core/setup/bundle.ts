@@ -2,7 +2,7 @@
  * The placed copy's bundle (one file for the runtime to load, when the bundler is cached)
  * and the sh launcher that runs the copy offline.
  */
-import { BUILD_MARKER, VERSION } from "../constants.ts";
+import { BUILD_MARKER, MALLOC_MMAP_THRESHOLD_BYTES, VERSION } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
 import { permissionFlags, runtimePath } from "../context.ts";
 import { shellWord } from "./locations.ts";
@@ -141,7 +141,8 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     `DENO_DIR=${shellWord(layout.denoDir)}`,
     "DENO_NO_UPDATE_CHECK=1",
     `NPM_CONFIG_REGISTRY=${shellWord(registry)}`,
-    "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY",
+    `: "\${MALLOC_MMAP_THRESHOLD_:=${MALLOC_MMAP_THRESHOLD_BYTES}}"`,
+    "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY MALLOC_MMAP_THRESHOLD_",
     `exec ${argv} "$@"`,
     "",
   ].join("\n");

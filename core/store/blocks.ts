@@ -117,15 +117,30 @@ export interface AppendArgs {
   /** Titles the new lines carry; absent writes none. */
   titles?: TranscriptTitles;
   /**
-   * `stream` already framed (on the derive worker) for a stream of `from` bytes that ended on
-   * a block boundary; used only when the stored stream still has that length.
+   * `stream` already framed (on the derive worker), from the block boundary `from`, with the
+   * `head` bytes before the stream's start that the stored trailing block held; used only when
+   * the stored stream still ends where the stream starts and that block is the same bytes.
    */
-  framed?: { from: number; frames: Frame[] };
+  framed?: { from: number; head: number; headHash: Uint8Array | null; frames: Frame[] };
   /**
    * Collects the search-index rows instead of writing them (see `writeDerived`); they are
    * added only once this append has succeeded.
    */
   fts?: FtsRow[];
+}
+
+/** The stored block is the bytes the worker framed as the head: its length and hash match. */
+function headStored(
+  db: Db,
+  sessionNo: number,
+  blockNo: number,
+  head: number,
+  hash: Uint8Array,
+): boolean {
+  const r = cached(db, "SELECT raw_len, hash FROM blocks WHERE session_no = ? AND block_no = ?")
+    .get(sessionNo, blockNo) as { raw_len: number; hash: Uint8Array } | undefined;
+  if (!r || r.raw_len !== head || r.hash.length !== hash.length) return false;
+  return r.hash.every((b, i) => b === hash[i]);
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
@@ -158,8 +173,16 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
     const len = state.uncompressedLen;
     const firstBlock = Math.floor(len / BLOCK_BYTES);
     let frames: Frame[];
-    if (a.framed && a.framed.from === len && len % BLOCK_BYTES === 0) {
-      frames = a.framed.frames;
+    const f = a.framed;
+    if (f && f.from === firstBlock * BLOCK_BYTES && f.from + f.head === len && f.head === 0) {
+      frames = f.frames;
+    } else if (
+      f && f.from === firstBlock * BLOCK_BYTES && f.from + f.head === len && f.headHash &&
+      headStored(db, no, firstBlock, f.head, f.headHash)
+    ) {
+      // the worker joined the stored trailing block to the new bytes: it is replaced whole
+      cached(db, "DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
+      frames = f.frames;
     } else {
       // the trailing partial block is read back, joined with the new bytes and framed again
       let head: Uint8Array = new Uint8Array(0);
