@@ -55,13 +55,6 @@ export const GIT_TIMEOUT_MS = 1_000;
 export const CLOSE_AFTER_MS = 6 * 60 * 60 * 1000;
 /** Sessions observed per pass; the rest wait. */
 export const OBSERVE_PER_PASS = 100;
-/**
- * A pass keeps the facts it took while archiving, for its own observe step and (in the
- * backfill's worker) the passes after it, up to this many characters of JSON (about 1,300
- * sessions, 4-8 MiB: 16 Mi characters took a 3 GB backfill's peak RSS past 300 MiB); a session
- * past it is read back from its blocks when it is observed.
- */
-export const READY_OBSERVATION_CHARS = 4 * 1024 * 1024;
 /** The backfill's worker runs passes until no closed session waits, at most this many. */
 export const BACKFILL_MAX_PASSES = 1000;
 /** The pass's tail steps (drain, labels) commit this many rows at a time, so a killed pass keeps its progress. */

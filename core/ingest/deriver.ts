@@ -58,6 +58,12 @@ export class WorkerDeriver implements Deriver {
   #worker: Worker | null;
   /** The worker has loaded its modules and codec; until then windows are derived inline. */
   #ready = false;
+  /**
+   * Set to 1 by the worker once it is ready, read here without the event loop: the pass's
+   * loop awaits only settled promises while it derives inline, so a message saying so would
+   * wait unread (a 1.1 GB backfill derived its first 283 MB, 6.7 s, inline that way).
+   */
+  #flag = new Int32Array(new SharedArrayBuffer(4));
   #inline = new InlineDeriver();
   #waiting = new Map<number, Waiting>();
   #next = 0;
@@ -89,7 +95,13 @@ export class WorkerDeriver implements Deriver {
       this.stopped ??= "a message could not be read";
       this.#fallBack();
     };
+    w.postMessage({ flag: this.#flag });
     this.#worker = w;
+  }
+
+  #isReady(): boolean {
+    if (!this.#ready && Atomics.load(this.#flag, 0) === 1) this.#ready = true;
+    return this.#ready;
   }
 
   #fallBack(): void {
@@ -106,12 +118,12 @@ export class WorkerDeriver implements Deriver {
   }
 
   ahead(): number {
-    return this.#worker && this.#ready ? DERIVE_QUEUE_BYTES : 0;
+    return this.#worker && this.#isReady() ? DERIVE_QUEUE_BYTES : 0;
   }
 
   derive(job: DeriveJob): Promise<Outcome> {
     const w = this.#worker;
-    if (!w || !this.#ready) return this.#inline.derive(job);
+    if (!w || !this.#isReady()) return this.#inline.derive(job);
     const id = this.#next++;
     return new Promise((resolve) => {
       this.#waiting.set(id, { resolve });

@@ -18,7 +18,6 @@ import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
 import { migrateAgentKeys } from "./migrate.ts";
-import type { ReadyObservation } from "../observe/step.ts";
 
 /**
  * Recovery (when `recoveryDue`: see store/seen.ts) and the one-off upgrades, before any file
@@ -57,8 +56,6 @@ export async function beforeArchiving(
 
 export interface AfterCloseContext {
   closed: number[];
-  /** Sessions observed as this pass archived them whole, by session_no. */
-  observed: Map<number, ReadyObservation>;
   now: Date;
   notes: string[];
   errors: string[];
@@ -74,7 +71,6 @@ export interface AfterArchiving {
   committed: number;
   /** An earlier pass died (its work may have stopped before these steps). */
   died: boolean;
-  observed: Map<number, ReadyObservation>;
   notes: string[];
   errors: string[];
 }
@@ -94,7 +90,6 @@ export async function afterArchiving(db: Db, a: AfterArchiving): Promise<number>
     if (!a.afterClose) return 0;
     const c: AfterCloseContext = {
       closed,
-      observed: a.observed,
       now: a.now,
       notes: a.notes,
       errors: a.errors,

@@ -12,13 +12,13 @@ import { discover, type Found } from "../transcript/discover.ts";
 import { archiveOrder } from "./order.ts";
 import { notePassFinished } from "./stall.ts";
 import { keyFor } from "../transcript/session_key.ts";
-import type { ReadyObservation } from "../observe/step.ts";
 import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "./lock.ts";
 import { clearLeftovers } from "./leftovers.ts";
 import { reserveFailureRecord, takeFailureRecord, writeFailureRecord } from "./failure.ts";
 import { missingTranscript } from "./missing.ts";
 import { ensureTails } from "../store/tails.ts";
+import { ensureFacts } from "../store/observations_sql.ts";
 import { readSeen } from "../store/seen.ts";
 import { ensurePassIndexes } from "../store/pass_indexes.ts";
 import type { ProgressFactory } from "../progress.ts";
@@ -39,12 +39,6 @@ export interface PassInput {
   afterClose?: (db: Db, ctx: AfterCloseContext) => Promise<void> | void;
   /** Bytes archived of those waiting, for a person watching a terminal. */
   progress?: ProgressFactory;
-  /**
-   * Facts taken while archiving, carried from pass to pass by a process that runs several
-   * (the backfill's worker), so a session closed and left for a later pass is observed
-   * without reading its blocks back. Entries are taken out once observed.
-   */
-  ready?: Map<number, ReadyObservation>;
   /** Wraps the store connection the pass uses (tests count the statements it runs). */
   instrument?: (db: Db) => Db;
 }
@@ -136,6 +130,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
 
   ensureTails(db);
   ensurePassIndexes(db);
+  ensureFacts(db);
   // what the pass last saw of every session, which also says whether recovery is due; read
   // again only when recovery or an upgrade changed something
   const withProject = input.cfg.exclude.length > 0;
@@ -224,7 +219,6 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     now,
     committed: run.filesCommitted,
     died: begun.died.length > 0,
-    observed: pass.observed,
     notes: pass.notes,
     errors: pass.errors,
   });

@@ -11,7 +11,6 @@ import {
   LINE_CAP_BYTES,
   LINEAGE_MARK,
   PASS_WINDOW_BYTES,
-  READY_OBSERVATION_CHARS,
   REWRITE_CHECK_BYTES,
 } from "../constants.ts";
 import type { Db } from "../store/db.ts";
@@ -26,6 +25,7 @@ import { initFramer, initReader } from "../store/codec.ts";
 import type { FtsRow } from "../store/derived.ts";
 import { putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
 import { SEEN_DIVERGED, SEEN_EVICTED, type SeenRow } from "../store/seen.ts";
+import { keepFacts } from "../store/observations_sql.ts";
 import { folderExcluded, type Found } from "../transcript/discover.ts";
 import { keyFor, type KeyInfo } from "../transcript/session_key.ts";
 import { ProjectResolver } from "../transcript/project.ts";
@@ -36,15 +36,12 @@ import { Batch, type FileOutcome } from "./batch.ts";
 import { nextWindow, readRange } from "./window.ts";
 import type { Tombstone } from "../store/tombstones_sql.ts";
 import { buried } from "./tombstone.ts";
-import type { ReadyObservation } from "../observe/step.ts";
 
 /** What the pipeline needs of the pass's input. */
 export interface ArchiverInput {
   cfg: Config;
   /** Archive just this file (`terminus ingest <path>`). */
   only?: string;
-  /** Facts carried over from an earlier pass of the same process (see `PassInput.ready`). */
-  ready?: Map<number, ReadyObservation>;
 }
 
 /** A file with nothing to archive: one shared outcome (an idle pass returns it per file). */
@@ -62,9 +59,6 @@ export class Archiver {
   states = new Map<string, SessionState>();
   /** Tails read for a file whose size or mtime moved, or written by this pass. */
   tails = new Map<number, Tail | null>();
-  observed: Map<number, ReadyObservation>;
-  /** Characters of JSON `observed` holds (READY_OBSERVATION_CHARS at most). */
-  observedChars = 0;
   /** The batch's search-index rows, written just before it commits (see `writeDerived`). */
   fts: FtsRow[] = [];
   /** Session keys whose earlier window this pass was observed and written. */
@@ -73,10 +67,7 @@ export class Archiver {
   tombstones = new Map<string, Tombstone>();
   buriedFiles = new Set<string>();
 
-  constructor(readonly db: Db, readonly input: ArchiverInput) {
-    this.observed = input.ready ?? new Map();
-    for (const r of this.observed.values()) this.observedChars += r.mechanical.length;
-  }
+  constructor(readonly db: Db, readonly input: ArchiverInput) {}
 
   /** Whether the store holds the session (read at the pass's start, or archived by it). */
   known(key: string): boolean {
@@ -304,20 +295,12 @@ export class Archiver {
       fts: this.fts,
     });
     this.rememberTail(p, r.sessionNo);
-    // kept for the observe step of this pass or (in the backfill's worker) a later one, up to
-    // READY_OBSERVATION_CHARS, so the memory stays bounded however many sessions are archived;
-    // a session past that is read back from its blocks when its turn comes
+    // kept for the observe step of this pass or a later one, in the batch's transaction
     if (derived.mechanical) {
-      const old = this.observed.get(r.sessionNo);
-      if (old) {
-        this.observed.delete(r.sessionNo);
-        this.observedChars -= old.mechanical.length;
-      }
-      const json = JSON.stringify(derived.mechanical);
-      if (this.observedChars + json.length <= READY_OBSERVATION_CHARS) {
-        this.observed.set(r.sessionNo, { streamLen: d.streamOffset, mechanical: json });
-        this.observedChars += json.length;
-      }
+      keepFacts(this.db, r.sessionNo, {
+        streamLen: d.streamOffset,
+        mechanical: JSON.stringify(derived.mechanical),
+      });
     }
 
     // keep the in-memory view current for files that share a key later in this pass

@@ -4,7 +4,6 @@
  * observing closed sessions, applying the [retention] rule, and taking a snapshot when due.
  */
 import { type PassInput, type PassResult, runPass } from "./pass.ts";
-import type { ReadyObservation } from "../observe/step.ts";
 import { BACKFILL_MAX_PASSES } from "../constants.ts";
 import { observeClosed } from "../observe/step.ts";
 import { drainQueue, labelClosed } from "../feedback/drain.ts";
@@ -14,19 +13,18 @@ import { pruneSnapshots, snapshotDue, takeSnapshot } from "../store/snapshot.ts"
 /**
  * The backfill's worker: whole-tree passes one after another until no closed session waits to
  * be observed, so the hooks' passes inherit no backlog. Each pass keeps the cap of
- * OBSERVE_PER_PASS; the facts taken while archiving are carried from pass to pass, so the
- * later ones read no blocks back for the sessions they cover. It stops when another process
+ * OBSERVE_PER_PASS; the facts taken while archiving are kept in the store (observation_facts),
+ * so the later ones read no blocks back for the sessions they cover. It stops when another process
  * holds the lock or a pass leaves as many waiting as the one before it (nothing it can do).
  * Returns the first pass's result, with every pass's problems.
  */
 export async function runBackfillPasses(
-  input: Omit<PassInput, "only" | "afterClose" | "ready">,
+  input: Omit<PassInput, "only" | "afterClose">,
 ): Promise<PassResult> {
-  const ready = new Map<number, ReadyObservation>();
-  const first = await runWholePass({ ...input, ready });
+  const first = await runWholePass(input);
   let last = first;
   for (let i = 1; i < BACKFILL_MAX_PASSES && last.ran && last.backlog > 0; i++) {
-    const next = await runWholePass({ ...input, progress: undefined, ready });
+    const next = await runWholePass({ ...input, progress: undefined });
     for (const p of next.problems) if (!first.problems.includes(p)) first.problems.push(p);
     if (next.ran && next.backlog >= last.backlog) break;
     last = next;
@@ -46,7 +44,7 @@ export function runWholePass(input: Omit<PassInput, "only" | "afterClose">): Pro
       }
       // each step below is caught on its own: one that fails is named and the next still runs
       try {
-        const o = await observeClosed(db, c.now, c.observed);
+        const o = await observeClosed(db, c.now);
         c.notes.push(...o.notes);
         c.backlog = o.left;
       } catch (e) {

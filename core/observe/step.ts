@@ -3,6 +3,8 @@ import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
 import { streamLines } from "../store/lines.ts";
 import {
+  factsOf,
+  type KeptFacts,
   rewriteMechanical,
   unobservedClosed,
   writeObservation,
@@ -12,19 +14,12 @@ import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
 import { initReader } from "../store/codec.ts";
 
-/** A session's facts taken while the pass archived it, valid while its stream is `streamLen` long. */
-export interface ReadyObservation {
-  streamLen: number;
-  /** The facts as JSON, branch left out (the observe step adds the stored one). */
-  mechanical: string;
-}
-
-/** A session this pass archived whole was observed as it was read: no blocks read back. */
+/** A session a pass archived whole was observed as it was read: no blocks read back. */
 function isReady(
   t: { evicted: boolean; streamLen: number },
-  r: ReadyObservation | undefined,
-): boolean {
-  return r !== undefined && !t.evicted && r.streamLen === t.streamLen;
+  r: KeptFacts | null,
+): r is KeptFacts {
+  return r !== null && !t.evicted && r.streamLen === t.streamLen;
 }
 
 export interface ObserveStep {
@@ -37,19 +32,17 @@ export interface ObserveStep {
 /**
  * Observes up to 100 closed sessions. Each observation commits on its own, so a pass killed
  * partway keeps what it observed and the next one goes on from there instead of starting
- * over. A session observed is taken out of `ready`.
+ * over. A session whose facts were kept when it was archived (and still hold) is observed from
+ * them; the others are read back from their blocks.
  */
-export async function observeClosed(
-  db: Db,
-  now: Date,
-  ready: Map<number, ReadyObservation> = new Map(),
-): Promise<ObserveStep> {
+export async function observeClosed(db: Db, now: Date): Promise<ObserveStep> {
   const targets = unobservedClosed(db);
   const notes: string[] = [];
   if (targets.length === 0) return { notes, left: 0 };
   const batch = targets.slice(0, OBSERVE_PER_PASS);
+  const kept = new Map(batch.map((t) => [t.sessionNo, factsOf(db, t.sessionNo)]));
   // the decoder only for a session whose stream must be read back
-  if (batch.some((t) => !isReady(t, ready.get(t.sessionNo)))) await initReader();
+  if (batch.some((t) => !isReady(t, kept.get(t.sessionNo)!))) await initReader();
   let done = 0;
   for (const t of batch) {
     // one transaction each; a write that fails stops the step (the pass records it), and the
@@ -57,9 +50,9 @@ export async function observeClosed(
     const observed = transaction(db, () => {
       let m: string;
       try {
-        const r = ready.get(t.sessionNo);
+        const r = kept.get(t.sessionNo)!;
         if (isReady(t, r)) {
-          m = JSON.stringify({ ...JSON.parse(r!.mechanical), branch: t.branch });
+          m = JSON.stringify({ ...JSON.parse(r.mechanical), branch: t.branch });
         } else {
           const lines = t.evicted ? [] : streamLines(db, t.sessionNo, LINE_CAP_BYTES);
           m = JSON.stringify(observe(lines, t.branch));
@@ -72,7 +65,6 @@ export async function observeClosed(
       return true;
     });
     if (observed) done++;
-    ready.delete(t.sessionNo);
   }
   if (done > 0) notes.push(`${done} closed session(s) observed`);
   const left = Math.max(0, targets.length - OBSERVE_PER_PASS);

@@ -1,5 +1,5 @@
 /** The observations table: one mechanical observation per closed session. */
-import type { Db } from "./db.ts";
+import { cached, type Db } from "./db.ts";
 
 export interface ObserveTarget {
   sessionNo: number;
@@ -8,6 +8,51 @@ export interface ObserveTarget {
   evicted: boolean;
   /** The archived stream's length, to tell whether an observation taken in the pass is current. */
   streamLen: number;
+}
+
+/**
+ * The facts a pass took while it archived a session whole, kept until the session is
+ * observed: valid while the session's stream is still `stream_len` long. They are kept in the
+ * store, not the pass's memory, so a later pass (the backfill's worker runs ~40 at ~3 GB, each
+ * observing its 100) reads no blocks back for them, whatever the archive holds. Created on a
+ * pass's first use, so a store from an earlier build needs no migration.
+ */
+export function ensureFacts(db: Db): void {
+  db.exec(`CREATE TABLE IF NOT EXISTS observation_facts (
+    session_no INTEGER PRIMARY KEY,
+    stream_len INTEGER NOT NULL,
+    mechanical TEXT NOT NULL
+  )`);
+}
+
+export interface KeptFacts {
+  streamLen: number;
+  /** The facts as JSON, branch left out (the observe step adds the stored one). */
+  mechanical: string;
+}
+
+/** Keeps (replaces) a session's facts; in the transaction that wrote its stream. */
+export function keepFacts(db: Db, sessionNo: number, f: KeptFacts): void {
+  cached(
+    db,
+    "INSERT OR REPLACE INTO observation_facts (session_no, stream_len, mechanical) VALUES (?, ?, ?)",
+  ).run(sessionNo, f.streamLen, f.mechanical);
+}
+
+export function factsOf(db: Db, sessionNo: number): KeptFacts | null {
+  const r = cached(
+    db,
+    "SELECT stream_len AS streamLen, mechanical FROM observation_facts WHERE session_no = ?",
+  ).get(sessionNo) as KeptFacts | undefined;
+  return r ?? null;
+}
+
+/** A session's kept facts go (observed, evicted or deleted); a store without the table has none. */
+export function dropFacts(db: Db, sessionNo: number): void {
+  const has = db.prepare(
+    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'observation_facts'",
+  ).get();
+  if (has) db.prepare("DELETE FROM observation_facts WHERE session_no = ?").run(sessionNo);
 }
 
 /** Closed sessions with no observation yet, oldest first. */
@@ -38,6 +83,7 @@ export function writeObservation(
      ON CONFLICT(session_no) DO UPDATE SET generated_at = excluded.generated_at, mechanical = excluded.mechanical`,
   ).run(sessionNo, generatedAt, mechanical);
   db.prepare("UPDATE session_meta SET observed = 1 WHERE session_no = ?").run(sessionNo);
+  dropFacts(db, sessionNo);
 }
 
 /** Rewrites only the mechanical column (regenerate). */

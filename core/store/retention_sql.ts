@@ -5,6 +5,7 @@
 import type { Db } from "./db.ts";
 import { clearQuotes, deleteDerived } from "./archive.ts";
 import { deleteSessionHandles } from "./sessions_sql.ts";
+import { dropFacts } from "./observations_sql.ts";
 
 export interface ClosedSession {
   sessionNo: number;
@@ -46,6 +47,7 @@ export function evictSession(db: Db, sessionNo: number): void {
   db.prepare("DELETE FROM blocks WHERE session_no = ?").run(sessionNo);
   clearQuotes(db, sessionNo);
   db.prepare("UPDATE session_meta SET is_evicted = 1 WHERE session_no = ?").run(sessionNo);
+  dropFacts(db, sessionNo);
 }
 
 /**
@@ -63,6 +65,8 @@ export function deleteSession(db: Db, sessionNo: number): number {
   deleteSessionHandles(db, sessionNo);
   db.prepare("DELETE FROM blocks WHERE session_no = ?").run(sessionNo);
   db.prepare("DELETE FROM observations WHERE session_no = ?").run(sessionNo);
+  // a later session may be given this number: it must not inherit these facts
+  dropFacts(db, sessionNo);
   db.prepare("DELETE FROM watermarks WHERE session_no = ?").run(sessionNo);
   db.prepare("DELETE FROM session_meta WHERE session_no = ?").run(sessionNo);
   db.prepare("DELETE FROM sessions WHERE session_no = ?").run(sessionNo);

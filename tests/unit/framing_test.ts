@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BLOCK_BYTES } from "../../core/constants.ts";
 import { type Derived, Deriving } from "../../core/ingest/derive_job.ts";
+import { WorkerDeriver } from "../../core/ingest/deriver.ts";
 import { appendSession, type MetaUpdate } from "../../core/store/blocks.ts";
 import { decompress, frameBlocks, initCodec } from "../../core/store/codec.ts";
 import { type Db, openWrite, transaction } from "../../core/store/db.ts";
@@ -193,4 +194,40 @@ Deno.test("framing: frames whose head is not the stored block are set aside and 
     assert.deepEqual(stored(db), whole(bytes));
     assert.deepEqual(concat(stored(db).map((s) => s.raw)), bytes);
   });
+});
+
+Deno.test("deriver: the pass sees the worker ready without turning its event loop", async () => {
+  const w = new WorkerDeriver();
+  try {
+    // the pass derives inline while the worker starts, awaiting only settled promises, so no
+    // message from the worker is read in the meantime; here nothing is awaited at all
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    let spins = 0;
+    while (w.ahead() === 0 && spins < 3000) {
+      Atomics.wait(nap, 0, 0, 10);
+      spins++;
+    }
+    assert.ok(w.ahead() > 0, "the worker was never seen ready");
+    // and it derives: a window handed to it comes back framed
+    const bytes = transcript(40);
+    const got = await w.derive({
+      key: KEY,
+      input: {
+        chunk: bytes.slice(),
+        end: bytes.length,
+        mode: "full",
+        streamOffset: 0,
+        turnSeq: 0,
+        sidecar: false,
+        sessionId: null,
+        cwd: null,
+      },
+      raw: false,
+      observe: "none",
+      last: true,
+    });
+    assert.ok("derived" in got && got.derived.framed?.frames.length);
+  } finally {
+    w.close();
+  }
 });
