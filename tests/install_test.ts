@@ -592,15 +592,20 @@ Deno.test({
   },
 });
 
+/** An install's layout in `dir`, for the launcher tests: the checkout as its source. */
+function launcherLayout(dir: string) {
+  return {
+    versionDir: dir,
+    sourceDir: REPO_DIR,
+    denoDir: join(dir, "deno"),
+    launcher: join(dir, "terminus"),
+  };
+}
+
 Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the person set one", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
-    const layout = {
-      versionDir: dir,
-      sourceDir: REPO_DIR,
-      denoDir: join(dir, "deno"),
-      launcher: join(dir, "terminus"),
-    };
+    const layout = launcherLayout(dir);
     // a runtime that prints what it was given, in place of deno
     const fake = join(dir, "fake-deno");
     await Deno.writeTextFile(
@@ -635,12 +640,7 @@ Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the
 Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else names both and exits 1", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
-    const layout = {
-      versionDir: dir,
-      sourceDir: REPO_DIR,
-      denoDir: join(dir, "deno"),
-      launcher: join(dir, "terminus"),
-    };
+    const layout = launcherLayout(dir);
     const bin = join(dir, "bin");
     await Deno.mkdir(bin);
     await Deno.symlink(Deno.execPath(), join(bin, "deno"));

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BLOCK_BYTES } from "../../core/constants.ts";
-import { type Derived, Deriving } from "../../core/ingest/derive_job.ts";
+import { type Derived, type DeriveJob, Deriving } from "../../core/ingest/derive_job.ts";
 import { WorkerDeriver } from "../../core/ingest/deriver.ts";
 import { appendSession, type MetaUpdate } from "../../core/store/blocks.ts";
 import { decompress, frameBlocks, initCodec } from "../../core/store/codec.ts";
@@ -47,13 +47,13 @@ function windows(bytes: Uint8Array, size: number): [number, number][] {
   return out;
 }
 
-function derive(d: Deriving, bytes: Uint8Array, win: [number, number][], i: number): Derived {
-  const [a, b] = win[i];
-  return d.run({
+/** The job for the window [a, b) of the file: its bytes as a stream from offset a. */
+function job(chunk: Uint8Array, a: number, last: boolean): DeriveJob {
+  return {
     key: KEY,
     input: {
-      chunk: bytes.subarray(a, b),
-      end: b - a,
+      chunk,
+      end: chunk.length,
       mode: "full",
       streamOffset: a,
       turnSeq: 0,
@@ -63,8 +63,13 @@ function derive(d: Deriving, bytes: Uint8Array, win: [number, number][], i: numb
     },
     raw: false,
     observe: "none",
-    last: i === win.length - 1,
-  }, true);
+    last,
+  };
+}
+
+function derive(d: Deriving, bytes: Uint8Array, win: [number, number][], i: number): Derived {
+  const [a, b] = win[i];
+  return d.run(job(bytes.subarray(a, b), a, i === win.length - 1), true);
 }
 
 const meta: MetaUpdate = {
@@ -82,6 +87,14 @@ const meta: MetaUpdate = {
   firstParentUuid: null,
   captureMode: "full",
 };
+
+/** One window's append, in a transaction of its own, with the frames the derive side made. */
+function append(db: Db, stream: Uint8Array, offset: number, framed: Derived["framed"]): void {
+  transaction(
+    db,
+    () => appendSession(db, { sessionKey: KEY, stream, offset, meta, derived: [], framed }),
+  );
+}
 
 function stored(db: Db): { blockNo: number; rawLen: number; hash: string; raw: Uint8Array }[] {
   return (db.prepare(
@@ -147,15 +160,7 @@ Deno.test("framing: the writer keeps the derive side's frames, reading no block 
     });
     for (const [i, [a, b]] of win.entries()) {
       const g = derive(d, bytes, win, i);
-      transaction(w, () =>
-        appendSession(w, {
-          sessionKey: KEY,
-          stream: g.out.stream,
-          offset: b,
-          meta,
-          derived: [],
-          framed: g.framed,
-        }));
+      append(w, g.out.stream, b, g.framed);
       assert.equal(a + g.out.stream.length, b);
     }
     assert.deepEqual(reads, [], "no trailing block was read back");
@@ -180,15 +185,7 @@ Deno.test("framing: frames whose head is not the stored block are set aside and 
       const g = derive(d, bytes, win, i);
       const bad = derive(o, other, win, i);
       const framed = i === 2 ? bad.framed : g.framed;
-      transaction(w, () =>
-        appendSession(w, {
-          sessionKey: KEY,
-          stream: g.out.stream,
-          offset: b,
-          meta,
-          derived: [],
-          framed,
-        }));
+      append(w, g.out.stream, b, framed);
     }
     assert.equal(reads, 1, "the one window with a foreign head read its block back");
     assert.deepEqual(stored(db), whole(bytes));
@@ -210,22 +207,7 @@ Deno.test("deriver: the pass sees the worker ready without turning its event loo
     assert.ok(w.ahead() > 0, "the worker was never seen ready");
     // and it derives: a window handed to it comes back framed
     const bytes = transcript(40);
-    const got = await w.derive({
-      key: KEY,
-      input: {
-        chunk: bytes.slice(),
-        end: bytes.length,
-        mode: "full",
-        streamOffset: 0,
-        turnSeq: 0,
-        sidecar: false,
-        sessionId: null,
-        cwd: null,
-      },
-      raw: false,
-      observe: "none",
-      last: true,
-    });
+    const got = await w.derive(job(bytes.slice(), 0, true));
     assert.ok("derived" in got && got.derived.framed?.frames.length);
   } finally {
     w.close();
