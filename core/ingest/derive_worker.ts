@@ -9,21 +9,15 @@ import { type DeriveJob, Deriving } from "./derive_job.ts";
 
 const deriving = new Deriving();
 const ready = initFramer();
-/** The pass's flag (its first message): set once ready, read by the pass without waiting. */
-let flag: Int32Array | null = null;
-// the pass derives inline until it sees this, so the worker's start costs it nothing
-ready.then(() => {
-  if (flag) Atomics.store(flag, 0, 1);
-  self.postMessage({ ready: true });
-});
 
 self.onmessage = async (
   e: MessageEvent<{ id: number; job: DeriveJob } | { flag: Int32Array }>,
 ) => {
   if ("flag" in e.data) {
-    flag = e.data.flag;
+    // the pass's first message: its flag, set once ready, which the pass reads without
+    // waiting; it derives inline until then, so the worker's start costs it nothing
     await ready;
-    Atomics.store(flag, 0, 1);
+    Atomics.store(e.data.flag, 0, 1);
     return;
   }
   const { id, job } = e.data;

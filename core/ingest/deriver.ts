@@ -72,13 +72,7 @@ export class WorkerDeriver implements Deriver {
 
   constructor() {
     const w = new Worker(workerModule(), { type: "module" });
-    w.onmessage = (
-      e: MessageEvent<{ id: number; derived?: Derived; error?: string; ready?: boolean }>,
-    ) => {
-      if (e.data.ready) {
-        this.#ready = true;
-        return;
-      }
+    w.onmessage = (e: MessageEvent<{ id: number; derived?: Derived; error?: string }>) => {
       const waiting = this.#waiting.get(e.data.id);
       if (!waiting) return;
       this.#waiting.delete(e.data.id);

@@ -4,7 +4,7 @@
  */
 import { cached, cachedArrays, type Db, transaction } from "./db.ts";
 import { BLOCK_BYTES } from "../constants.ts";
-import { concat } from "../bytes.ts";
+import { concat, sameBytes } from "../bytes.ts";
 import { blake3, compress, decompress, type Frame, frameBlocks, sessionChecksum } from "./codec.ts";
 import { type DerivedRows, type FtsRow, reopenIfFinal, writeDerived } from "./derived.ts";
 import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
@@ -139,8 +139,7 @@ function headStored(
 ): boolean {
   const r = cached(db, "SELECT raw_len, hash FROM blocks WHERE session_no = ? AND block_no = ?")
     .get(sessionNo, blockNo) as { raw_len: number; hash: Uint8Array } | undefined;
-  if (!r || r.raw_len !== head || r.hash.length !== hash.length) return false;
-  return r.hash.every((b, i) => b === hash[i]);
+  return r !== undefined && r.raw_len === head && sameBytes(r.hash, hash);
 }
 
 function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | null {
@@ -174,12 +173,11 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
     const firstBlock = Math.floor(len / BLOCK_BYTES);
     let frames: Frame[];
     const f = a.framed;
-    if (f && f.from === firstBlock * BLOCK_BYTES && f.from + f.head === len && f.head === 0) {
+    // frames for this stream's end: from the stored trailing block's start, its bytes joined
+    const fits = f !== undefined && f.from === firstBlock * BLOCK_BYTES && f.from + f.head === len;
+    if (fits && f.head === 0) {
       frames = f.frames;
-    } else if (
-      f && f.from === firstBlock * BLOCK_BYTES && f.from + f.head === len && f.headHash &&
-      headStored(db, no, firstBlock, f.head, f.headHash)
-    ) {
+    } else if (fits && f.headHash && headStored(db, no, firstBlock, f.head, f.headHash)) {
       // the worker joined the stored trailing block to the new bytes: it is replaced whole
       cached(db, "DELETE FROM blocks WHERE session_no = ? AND block_no = ?").run(no, firstBlock);
       frames = f.frames;
@@ -360,12 +358,6 @@ export function readCheckedStream(
     o += r.raw_len;
   }
   return { stream, damaged };
-}
-
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
 }
 
 /**

@@ -83,7 +83,8 @@ export function writeObservation(
      ON CONFLICT(session_no) DO UPDATE SET generated_at = excluded.generated_at, mechanical = excluded.mechanical`,
   ).run(sessionNo, generatedAt, mechanical);
   db.prepare("UPDATE session_meta SET observed = 1 WHERE session_no = ?").run(sessionNo);
-  dropFacts(db, sessionNo);
+  // observed in a pass, which made the table (ensureFacts): no look for it
+  cached(db, "DELETE FROM observation_facts WHERE session_no = ?").run(sessionNo);
 }
 
 /** Rewrites only the mechanical column (regenerate). */

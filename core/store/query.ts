@@ -3,6 +3,7 @@
  * Every query that returns archived content takes a `Visibility` so exclusion binds it.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
+import { sameBytes } from "../bytes.ts";
 import { ENTITY_ACT, SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { ACTIVE_GAP_CAP_SECONDS, TURN_SEQ_SPAN } from "../constants.ts";
@@ -257,9 +258,6 @@ function lastLeafTerm(page: Uint8Array): Uint8Array | null {
   });
   return term;
 }
-
-const sameBytes = (a: Uint8Array, b: Uint8Array) =>
-  a.length === b.length && a.every((x, i) => x === b[i]);
 
 /**
  * How many leaf pages of the index a one-word clause's doclist spans, from FTS5's own b-tree
