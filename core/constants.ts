@@ -90,12 +90,18 @@ export const DERIVE_QUEUE_BYTES = 12 * 1024 * 1024;
 /**
  * V8's heap sizing, set on every start of the runtime: the young generation per thread (MiB per
  * semi-space) and how far the old generation may grow past its live size before a collection.
- * The defaults let each of a backfill's two threads hold ~100 MiB of windows' garbage, which
- * took the pass past its RSS budget; these keep it under at no measured cost in speed. The
- * young generation starts at its full size too: V8 otherwise starts it at 1 MiB, and a search
- * or a hook then pays one or two scavenges (the first up to 3.5 ms) before it exits.
+ * The young generation starts at its full size: V8 otherwise starts it at 1 MiB, and a search or
+ * a hook then pays scavenges before it exits. At 16 MiB a settled pass over ~4,000 transcripts
+ * (about 12 MB of stat results, file names and watermarks) or a search's 1,000 candidates never
+ * scavenge; at 4 they paid 3-7 ms copying what was still live.
  */
-export const SEMI_SPACE_MIB = 4;
+export const SEMI_SPACE_MIB = 16;
+/**
+ * The backfill's young generation (`backfill --work`, and the compiled binary, whose flags are
+ * fixed for every command it runs). A backfill's two threads each fill theirs with windows'
+ * garbage over and over: at 16 MiB a ~1.1 GB backfill peaked at 338 MiB, past its budget.
+ */
+export const BACKFILL_SEMI_SPACE_MIB = 4;
 export const HEAP_GROWING_PERCENT = 20;
 /**
  * A line with no newline in this many bytes is oversized: archived as bytes, window by window,

@@ -3,7 +3,7 @@
  * directory the person typed the command in.
  */
 import { type Env, processEnv } from "./paths.ts";
-import { HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
+import { BACKFILL_SEMI_SPACE_MIB, HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
 import type { Conversation } from "./conversation.ts";
 import type { Streams } from "./terminal.ts";
@@ -122,6 +122,11 @@ export function runtimePath(): string {
  */
 export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 
+/** The runtime flag that sizes V8's heap, with a young generation of `semiSpaceMib` per semi-space. */
+export function heapFlag(semiSpaceMib = SEMI_SPACE_MIB): string {
+  return `--v8-flags=--min-semi-space-size=${semiSpaceMib},--max-semi-space-size=${semiSpaceMib},--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
+}
+
 /**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), the runtime itself, bash and setsid (to
@@ -129,9 +134,9 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
  * process's scheduling priority. The heap sizing and lazy command loading ride along, so every
  * start of the program gets them.
  */
-export function permissionFlags(runtime = "deno"): string[] {
+export function permissionFlags(runtime = "deno", semiSpaceMib = SEMI_SPACE_MIB): string[] {
   return [
-    `--v8-flags=--min-semi-space-size=${SEMI_SPACE_MIB},--max-semi-space-size=${SEMI_SPACE_MIB},--heap-growing-percent=${HEAP_GROWING_PERCENT}`,
+    heapFlag(semiSpaceMib),
     LAZY_IMPORTS_FLAG,
     "--quiet",
     "--no-prompt",
@@ -144,13 +149,29 @@ export function permissionFlags(runtime = "deno"): string[] {
   ];
 }
 
+/**
+ * The backfill's worker, `backfill --work`, run as `argv` runs the program (Context.self, or an
+ * installed copy's argv) but with the backfill's young generation in place of every command's.
+ * A compiled binary's argv has no flag to swap: it was compiled with the backfill's.
+ */
+export function backfillWorkArgv(argv: string[]): string[] {
+  const every = heapFlag();
+  return [
+    ...argv.map((a) => a === every ? heapFlag(BACKFILL_SEMI_SPACE_MIB) : a),
+    "backfill",
+    "--work",
+  ];
+}
+
 export const PERMISSION_FLAGS = permissionFlags();
 
 /**
  * A compiled binary's permissions. It starts itself for the detached pass, from wherever it
  * was installed — a path not known when it is compiled, and an allow-list entry is fixed then
- * — so it may run programs without a list. Everything else is as above: still no network,
- * no FFI, never every permission.
+ * — so it may run programs without a list. Its heap flag is the backfill's: the one set of
+ * flags serves every command it runs, its backfill's worker among them. Everything else is as
+ * above: still no network, no FFI, never every permission.
  */
-export const COMPILED_PERMISSION_FLAGS = PERMISSION_FLAGS.filter((f) => f !== LAZY_IMPORTS_FLAG)
+export const COMPILED_PERMISSION_FLAGS = permissionFlags("deno", BACKFILL_SEMI_SPACE_MIB)
+  .filter((f) => f !== LAZY_IMPORTS_FLAG)
   .map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);

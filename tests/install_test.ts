@@ -26,11 +26,19 @@ import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { launcherText } from "../core/setup/bundle.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
 import {
+  BACKFILL_SEMI_SPACE_MIB,
   BUILD_MARKER,
   CLAUDE_TIMEOUT_MS,
   MALLOC_MMAP_THRESHOLD_BYTES,
+  SEMI_SPACE_MIB,
   VERSION,
 } from "../core/constants.ts";
+import {
+  backfillWorkArgv,
+  COMPILED_PERMISSION_FLAGS,
+  heapFlag,
+  permissionFlags,
+} from "../core/context.ts";
 
 const real = { ignore: !CLAUDE, sanitizeResources: false, sanitizeOps: false };
 
@@ -635,6 +643,57 @@ Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
+});
+
+Deno.test("the launcher runs the backfill with its own young generation, every other command with the program's", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
+  try {
+    const layout = launcherLayout(dir);
+    // a runtime that prints the flag that sizes the heap, in place of deno
+    const fake = join(dir, "fake-deno");
+    await Deno.writeTextFile(
+      fake,
+      '#!/bin/sh\nfor a in "$@"; do case "$a" in --v8-flags=*) printf "%s\\n" "$a" ;; esac; done\n',
+      { mode: 0o755 },
+    );
+    await Deno.writeTextFile(
+      layout.launcher,
+      launcherText(fake, layout, "https://registry.npmjs.org/"),
+      { mode: 0o755 },
+    );
+    const run = async (...args: string[]) => {
+      const o = await new Deno.Command(layout.launcher, {
+        args,
+        env: { PATH: "/usr/bin:/bin", HOME: dir },
+        clearEnv: true,
+        stdout: "piped",
+      }).output();
+      assert.equal(o.code, 0);
+      return new TextDecoder().decode(o.stdout);
+    };
+    assert.equal(await run("ingest"), `${heapFlag(SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run("search", "backfill"), `${heapFlag(SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run("backfill", "--work"), `${heapFlag(BACKFILL_SEMI_SPACE_MIB)}\n`);
+    assert.notEqual(SEMI_SPACE_MIB, BACKFILL_SEMI_SPACE_MIB);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the backfill's worker is started with the backfill's young generation, from the checkout or a compiled binary", () => {
+  const deno = "/opt/deno/bin/deno";
+  const main = "/home/a/terminus/mod.ts";
+  assert.deepEqual(
+    backfillWorkArgv([deno, "run", ...permissionFlags(deno), main]),
+    [deno, "run", ...permissionFlags(deno, BACKFILL_SEMI_SPACE_MIB), main, "backfill", "--work"],
+  );
+  // a compiled binary carries its flags (the backfill's): nothing to swap
+  assert.deepEqual(backfillWorkArgv(["/usr/local/bin/terminus"]), [
+    "/usr/local/bin/terminus",
+    "backfill",
+    "--work",
+  ]);
+  assert.ok(COMPILED_PERMISSION_FLAGS.includes(heapFlag(BACKFILL_SEMI_SPACE_MIB)));
 });
 
 Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else names both and exits 1", async () => {

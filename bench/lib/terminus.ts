@@ -55,9 +55,9 @@ export function scenarioEnv(s: Scenario): Record<string, string> {
   };
 }
 
-/** The argv that runs the CLI from the checkout. */
-export function cliArgs(repo: string, args: string[]): string[] {
-  return ["run", ...permissionFlags(Deno.execPath()), join(repo, "mod.ts"), ...args];
+/** The argv that runs the CLI from the checkout (with a young generation of `semiSpaceMib`). */
+export function cliArgs(repo: string, args: string[], semiSpaceMib?: number): string[] {
+  return ["run", ...permissionFlags(Deno.execPath(), semiSpaceMib), join(repo, "mod.ts"), ...args];
 }
 
 export interface IngestRun extends RunResult {
@@ -79,9 +79,9 @@ const COUNTS =
 export async function ingest(
   repo: string,
   s: Scenario,
-  opt: { timeDir?: string } = {},
+  opt: { timeDir?: string; semiSpaceMib?: number } = {},
 ): Promise<IngestRun> {
-  const r = await runTimed(Deno.execPath(), cliArgs(repo, ["ingest"]), {
+  const r = await runTimed(Deno.execPath(), cliArgs(repo, ["ingest"], opt.semiSpaceMib), {
     cwd: repo,
     env: scenarioEnv(s),
     timeDir: opt.timeDir,

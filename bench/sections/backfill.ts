@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { type BenchContext, metric, type Section } from "../lib/context.ts";
 import { ingest, type Scenario, scenario } from "../lib/terminus.ts";
 import { MB, median, MiB, round } from "../lib/stats.ts";
+import { BACKFILL_SEMI_SPACE_MIB } from "../../core/constants.ts";
 
 export interface BackfillRun {
   wallMs: number;
@@ -38,7 +39,11 @@ export async function backfillOnce(
   bytes: number,
 ): Promise<{ run: BackfillRun; scn: Scenario }> {
   const scn = scenario(ctx.workDir, name, roots, true);
-  const r = await ingest(ctx.repo, scn, { timeDir: ctx.gnuTime ? scn.dir : undefined });
+  // the pass a backfill's worker runs, with its young generation (`backfill --work` prints no counts)
+  const r = await ingest(ctx.repo, scn, {
+    timeDir: ctx.gnuTime ? scn.dir : undefined,
+    semiSpaceMib: BACKFILL_SEMI_SPACE_MIB,
+  });
   const run: BackfillRun = {
     wallMs: r.wallMs,
     mbPerS: bytes / MB / (r.wallMs / 1000),

@@ -10,6 +10,7 @@ import { BACKFILL_NICENESS, BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "..
 import { measuredRate } from "../store/runs.ts";
 import { progressLine } from "../progress.ts";
 import type { Resolved } from "../setup_context.ts";
+import { backfillWorkArgv } from "../context.ts";
 import { openRead } from "../store/db.ts";
 import { allSessionStates, type SessionState } from "../store/archive.ts";
 import { discover } from "../transcript/discover.ts";
@@ -146,5 +147,5 @@ function humanDuration(seconds: number): string {
  * first thing, for a worker started some other way.
  */
 export function startBackfill(self: string[]): void {
-  spawnDetached([...self, "backfill", "--work"], { niceness: BACKFILL_NICENESS });
+  spawnDetached(backfillWorkArgv(self), { niceness: BACKFILL_NICENESS });
 }

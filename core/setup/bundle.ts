@@ -2,9 +2,14 @@
  * The placed copy's bundle (one file for the runtime to load, when the bundler is cached)
  * and the sh launcher that runs the copy offline.
  */
-import { BUILD_MARKER, MALLOC_MMAP_THRESHOLD_BYTES, VERSION } from "../constants.ts";
+import {
+  BACKFILL_SEMI_SPACE_MIB,
+  BUILD_MARKER,
+  MALLOC_MMAP_THRESHOLD_BYTES,
+  VERSION,
+} from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
-import { permissionFlags, runtimePath } from "../context.ts";
+import { heapFlag, permissionFlags, runtimePath } from "../context.ts";
 import { shellWord } from "./locations.ts";
 import { FILE_MODE, makeDirs } from "./modes.ts";
 import { type SourceLayout, type SourcePlan, walkFiles } from "./source.ts";
@@ -117,11 +122,14 @@ const RUNTIME_WORD = "\0runtime\0";
  * both, and exit 1.
  */
 export function launcherText(deno: string, layout: SourceLayout, registry: string): string {
+  const every = heapFlag();
   const argv = installedArgv(RUNTIME_WORD, layout.sourceDir).map((a) =>
     a === RUNTIME_WORD
       ? '"$deno"'
       : a.endsWith(RUNTIME_WORD)
       ? `${shellWord(a.slice(0, -RUNTIME_WORD.length))}"$deno"`
+      : a === every
+      ? '"$heap"'
       : shellWord(a)
   ).join(" ");
   const missing =
@@ -143,6 +151,10 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     `NPM_CONFIG_REGISTRY=${shellWord(registry)}`,
     `: "\${MALLOC_MMAP_THRESHOLD_:=${MALLOC_MMAP_THRESHOLD_BYTES}}"`,
     "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY MALLOC_MMAP_THRESHOLD_",
+    // the backfill's worker keeps its smaller young generation, however it is started
+    `case "$1" in backfill) heap=${shellWord(heapFlag(BACKFILL_SEMI_SPACE_MIB))} ;; *) heap=${
+      shellWord(every)
+    } ;; esac`,
     `exec ${argv} "$@"`,
     "",
   ].join("\n");

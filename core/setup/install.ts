@@ -8,7 +8,7 @@ import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.
 import { loadConfig } from "../config.ts";
 import { dirname, exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
-import { runtimePath } from "../context.ts";
+import { backfillWorkArgv, runtimePath } from "../context.ts";
 import { type Locations, locations, onPath, pathLine, type SetupHookEvent } from "./locations.ts";
 import { examineLink, type Program, runningProgram } from "./link.ts";
 import { planSource, type SourcePlan } from "./source.ts";
@@ -219,7 +219,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     try {
       // the backfill's detached worker
-      spawnDetached([...argv, "backfill", "--work"], {
+      spawnDetached(backfillWorkArgv(argv), {
         env: placed.env,
         niceness: BACKFILL_NICENESS,
       });
