@@ -610,36 +610,37 @@ function launcherLayout(dir: string) {
   };
 }
 
+/**
+ * A launcher in `dir` whose runtime is a shell script printing what `body` prints of what it was
+ * given; returns how to run it (it must exit 0) and what it printed.
+ */
+async function fakeLauncher(dir: string, body: string) {
+  const layout = launcherLayout(dir);
+  const fake = join(dir, "fake-deno");
+  await Deno.writeTextFile(fake, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+  await Deno.writeTextFile(
+    layout.launcher,
+    launcherText(fake, layout, "https://registry.npmjs.org/"),
+    { mode: 0o755 },
+  );
+  return async (args: string[], env: Record<string, string> = {}) => {
+    const o = await new Deno.Command(layout.launcher, {
+      args,
+      env: { PATH: "/usr/bin:/bin", HOME: dir, ...env },
+      clearEnv: true,
+      stdout: "piped",
+    }).output();
+    assert.equal(o.code, 0);
+    return new TextDecoder().decode(o.stdout);
+  };
+}
+
 Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the person set one", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
-    const layout = launcherLayout(dir);
-    // a runtime that prints what it was given, in place of deno
-    const fake = join(dir, "fake-deno");
-    await Deno.writeTextFile(
-      fake,
-      '#!/bin/sh\nprintf "%s\\n" "${MALLOC_MMAP_THRESHOLD_-unset}"\n',
-      {
-        mode: 0o755,
-      },
-    );
-    await Deno.writeTextFile(
-      layout.launcher,
-      launcherText(fake, layout, "https://registry.npmjs.org/"),
-      { mode: 0o755 },
-    );
-    const run = async (env: Record<string, string>) => {
-      const o = await new Deno.Command(layout.launcher, {
-        args: ["status"],
-        env: { PATH: "/usr/bin:/bin", HOME: dir, ...env },
-        clearEnv: true,
-        stdout: "piped",
-      }).output();
-      assert.equal(o.code, 0);
-      return new TextDecoder().decode(o.stdout);
-    };
-    assert.equal(await run({}), `${MALLOC_MMAP_THRESHOLD_BYTES}\n`);
-    assert.equal(await run({ MALLOC_MMAP_THRESHOLD_: "65536" }), "65536\n");
+    const run = await fakeLauncher(dir, 'printf "%s\\n" "${MALLOC_MMAP_THRESHOLD_-unset}"');
+    assert.equal(await run(["status"]), `${MALLOC_MMAP_THRESHOLD_BYTES}\n`);
+    assert.equal(await run(["status"], { MALLOC_MMAP_THRESHOLD_: "65536" }), "65536\n");
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -648,32 +649,14 @@ Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the
 Deno.test("the launcher runs the backfill with its own young generation, every other command with the program's", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
-    const layout = launcherLayout(dir);
-    // a runtime that prints the flag that sizes the heap, in place of deno
-    const fake = join(dir, "fake-deno");
-    await Deno.writeTextFile(
-      fake,
-      '#!/bin/sh\nfor a in "$@"; do case "$a" in --v8-flags=*) printf "%s\\n" "$a" ;; esac; done\n',
-      { mode: 0o755 },
+    // the runtime prints the flag that sizes the heap
+    const run = await fakeLauncher(
+      dir,
+      'for a in "$@"; do case "$a" in --v8-flags=*) printf "%s\\n" "$a" ;; esac; done',
     );
-    await Deno.writeTextFile(
-      layout.launcher,
-      launcherText(fake, layout, "https://registry.npmjs.org/"),
-      { mode: 0o755 },
-    );
-    const run = async (...args: string[]) => {
-      const o = await new Deno.Command(layout.launcher, {
-        args,
-        env: { PATH: "/usr/bin:/bin", HOME: dir },
-        clearEnv: true,
-        stdout: "piped",
-      }).output();
-      assert.equal(o.code, 0);
-      return new TextDecoder().decode(o.stdout);
-    };
-    assert.equal(await run("ingest"), `${heapFlag(SEMI_SPACE_MIB)}\n`);
-    assert.equal(await run("search", "backfill"), `${heapFlag(SEMI_SPACE_MIB)}\n`);
-    assert.equal(await run("backfill", "--work"), `${heapFlag(BACKFILL_SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run(["ingest"]), `${heapFlag(SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run(["search", "backfill"]), `${heapFlag(SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run(["backfill", "--work"]), `${heapFlag(BACKFILL_SEMI_SPACE_MIB)}\n`);
     assert.notEqual(SEMI_SPACE_MIB, BACKFILL_SEMI_SPACE_MIB);
   } finally {
     await Deno.remove(dir, { recursive: true });
