@@ -107,10 +107,10 @@ export class Archiver {
         return EXCLUDED;
       }
       if (flags & SEEN_EVICTED) return NOTHING_NEW;
-      // a file its folder listed as a file is looked at without following links (about 0.3 µs
-      // a transcript less); one that is no longer a plain file is stat'ed again below
-      info = found.link ? Deno.statSync(found.path) : Deno.lstatSync(found.path);
-      if (!info.isFile && !found.link) info = Deno.statSync(found.path);
+      // lstat first, about 0.3 µs a transcript less than a stat; a link (or whatever is no
+      // longer a plain file) is then followed
+      info = Deno.lstatSync(found.path);
+      if (!info.isFile) info = Deno.statSync(found.path);
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
       }
