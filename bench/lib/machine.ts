@@ -42,6 +42,44 @@ export async function autogroup(): Promise<boolean | null> {
   return text === null || text.trim() === "" ? null : text.trim() === "1";
 }
 
+/**
+ * Whether the kernel pages out file pages nobody touched for a while (DAMON's `pageout`
+ * action on physical memory, as some VMs run it), and after how long: where it runs, a store
+ * idle that long is read from disk again by the next command, however much memory is free.
+ * Null where no such scheme is on.
+ */
+export async function proactiveReclaim(): Promise<string | null> {
+  // Deno wants --allow-all for /sys as for /proc: a child reads each file (see loadavg)
+  const read = async (p: string) => (await tryCapture("cat", [p]))?.trim() ?? null;
+  if ((await read("/sys/module/damon_reclaim/parameters/enabled")) === "Y") {
+    const age = Number(await read("/sys/module/damon_reclaim/parameters/min_age"));
+    return `DAMON_RECLAIM is on (pages idle ${age ? `${age / 1e6} s` : "a while"} are reclaimed)`;
+  }
+  const root = "/sys/kernel/mm/damon/admin/kdamonds";
+  const n = Number((await read(`${root}/nr_kdamonds`)) ?? 0);
+  for (let k = 0; k < n; k++) {
+    if ((await read(`${root}/${k}/state`)) !== "on") continue;
+    const ctx = `${root}/${k}/contexts/0`;
+    if ((await read(`${ctx}/operations`)) !== "paddr") continue;
+    const aggrUs = Number(await read(`${ctx}/monitoring_attrs/intervals/aggr_us`));
+    const schemes = Number((await read(`${ctx}/schemes/nr_schemes`)) ?? 0);
+    for (let i = 0; i < schemes; i++) {
+      const sc = `${ctx}/schemes/${i}`;
+      if ((await read(`${sc}/action`)) !== "pageout") continue;
+      const minAge = Number(await read(`${sc}/access_pattern/age/min`));
+      const secs = Number.isFinite(aggrUs * minAge) ? (aggrUs * minAge) / 1e6 : null;
+      const quota = Number(await read(`${sc}/quotas/bytes`));
+      const per = await read(`${sc}/quotas/reset_interval_ms`);
+      return `DAMON pageout is on: pages idle ${
+        secs === null ? "a while" : `${secs} s`
+      } or more are paged out${
+        quota ? `, up to ${Math.round(quota / 2 ** 20)} MiB per ${per} ms` : ""
+      }`;
+    }
+  }
+  return null;
+}
+
 export async function machine(repo: string): Promise<Machine> {
   let cpu: string | null = null;
   let mem: number | null = null;

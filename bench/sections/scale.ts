@@ -12,7 +12,7 @@
 import { join } from "node:path";
 import { type BenchContext, type Metric, metric, type Section } from "../lib/context.ts";
 import { installed } from "../lib/installed.ts";
-import { loadavg } from "../lib/machine.ts";
+import { loadavg, proactiveReclaim } from "../lib/machine.ts";
 import { runTimed } from "../lib/proc.ts";
 import { prepareScaleCorpora, SCALE_SIZES, type ScaleCorpus } from "../lib/scale_corpus.ts";
 import { lastRunNotes, markReady, scaleConfig, settledStore } from "../lib/scale_store.ts";
@@ -349,6 +349,49 @@ async function measureSize(
     }
   }
   start.extra = `answered ${startAnswered}/${rounds}`;
+
+  // the same named prompts with the store's pages dropped from the page cache first, as a
+  // machine that pages out idle files (or one short of memory) leaves them after a pause
+  const coldNamed = row(
+    "prompt_named_cold",
+    "UserPromptSubmit naming an archived path, store out of the page cache, beyond the floor",
+    true,
+  );
+  let coldDelivered = 0;
+  let coldLate = 0;
+  const storeFiles = [settled.store, `${settled.store}-wal`].filter((f) => {
+    try {
+      return Deno.statSync(f).isFile;
+    } catch {
+      return false;
+    }
+  });
+  const dropped = (await runTimed("dd", [
+    `if=${storeFiles[0]}`,
+    "iflag=nocache",
+    "count=0",
+    "status=none",
+  ]).catch(() => null))?.code === 0;
+  for (let i = 1; dropped && i <= rounds; i++) {
+    const l = await load1();
+    floor.samples.push(await floorRun());
+    floor.load.push(l);
+    // GNU dd: nocache with count=0 asks the kernel to drop the whole file's cached pages
+    for (const f of storeFiles) {
+      await runTimed("dd", [`if=${f}`, "iflag=nocache", "count=0", "status=none"]);
+    }
+    const n = await hook(
+      "UserPromptSubmit",
+      payloadFor("UserPromptSubmit", fresh0 + 45_000 + i, w),
+    );
+    coldNamed.samples.push(n.wallMs);
+    coldNamed.load.push(l);
+    if (n.stdout.trim() !== "") coldDelivered++;
+    if (DEADLINE.test(n.stderr)) coldLate++;
+  }
+  coldNamed.extra = dropped
+    ? `delivered ${coldDelivered}/${rounds}, past the deadline ${coldLate}/${rounds}`
+    : "not measured: no dd that drops a file's cache (GNU coreutils)";
   ctx.log(`scale ${name}: hooks, no-op and usage done`);
 
   const search = row(
@@ -406,6 +449,12 @@ async function measureSize(
     the.load.push(l);
   }
   if (!haveRg) notes.push("rg is not installed: no rg figures.");
+  const reclaim = await proactiveReclaim();
+  if (reclaim) {
+    notes.push(
+      `${reclaim}: a store left idle that long is read from disk again by the next command, so the "first round" rows are what a person sees after such a pause; the other rows run every few seconds and stay in memory.`,
+    );
+  }
   const floorP50 = p50(floor.samples);
   notes.push(
     `${name}: terminus search per query, p50 beyond the floor: ${
