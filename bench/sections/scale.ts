@@ -265,6 +265,13 @@ async function measureSize(
     await settle(settled!.dataDir);
     return r;
   };
+  /** A prompt naming an archived path into `into`: whether it handed turns over, or ran late. */
+  const namedPrompt = async (into: Row, n: number, l: number) => {
+    const r = await hook("UserPromptSubmit", payloadFor("UserPromptSubmit", fresh0 + n, w));
+    into.samples.push(r.wallMs);
+    into.load.push(l);
+    return { delivered: r.stdout.trim() !== "", late: DEADLINE.test(r.stderr) };
+  };
   // warm: page cache, module cache, the first pass
   await hook("SessionStart", payloadFor("SessionStart", fresh0, w));
   await runTimed(launcher, ["ingest"], { cwd, env });
@@ -280,14 +287,9 @@ async function measureSize(
     noop.samples.push(p.wallMs);
     noop.load.push(l);
     if (m) inPass.push(Number(m[3]));
-    const n = await hook(
-      "UserPromptSubmit",
-      payloadFor("UserPromptSubmit", fresh0 + 40_000 + i, w),
-    );
-    named.samples.push(n.wallMs);
-    named.load.push(l);
-    if (n.stdout.trim() !== "") delivered++;
-    if (DEADLINE.test(n.stderr)) late++;
+    const n = await namedPrompt(named, 40_000 + i, l);
+    if (n.delivered) delivered++;
+    if (n.late) late++;
     const nothingPayload = JSON.stringify({
       ...JSON.parse(payloadFor("UserPromptSubmit", fresh0 + 50_000 + i, w)),
       prompt: NOTHING_PROMPT,
@@ -380,14 +382,9 @@ async function measureSize(
     for (const f of storeFiles) {
       await runTimed("dd", [`if=${f}`, "iflag=nocache", "count=0", "status=none"]);
     }
-    const n = await hook(
-      "UserPromptSubmit",
-      payloadFor("UserPromptSubmit", fresh0 + 45_000 + i, w),
-    );
-    coldNamed.samples.push(n.wallMs);
-    coldNamed.load.push(l);
-    if (n.stdout.trim() !== "") coldDelivered++;
-    if (DEADLINE.test(n.stderr)) coldLate++;
+    const n = await namedPrompt(coldNamed, 45_000 + i, l);
+    if (n.delivered) coldDelivered++;
+    if (n.late) coldLate++;
   }
   coldNamed.extra = dropped
     ? `delivered ${coldDelivered}/${rounds}, past the deadline ${coldLate}/${rounds}`
