@@ -67,7 +67,7 @@ export async function proactiveReclaim(): Promise<string | null> {
       const sc = `${ctx}/schemes/${i}`;
       if ((await read(`${sc}/action`)) !== "pageout") continue;
       const minAge = Number(await read(`${sc}/access_pattern/age/min`));
-      const secs = Number.isFinite(aggrUs * minAge) ? (aggrUs * minAge) / 1e6 : null;
+      const secs = aggrUs > 0 && minAge > 0 ? (aggrUs * minAge) / 1e6 : null;
       const quota = Number(await read(`${sc}/quotas/bytes`));
       const per = await read(`${sc}/quotas/reset_interval_ms`);
       return `DAMON pageout is on: pages idle ${
