@@ -218,3 +218,54 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
     o.db.close();
   }
 });
+
+Deno.test("a read stopped at its cap still finds the one older turn that says the words in order, within the scope", async () => {
+  const w = await world();
+  await using _ = w;
+  // the only turn saying "gamma delta" in that order is the oldest, in a project of its own
+  const old = new Transcript({
+    sessionId: SMALL_SID,
+    cwd: w.dir("small"),
+    start: "2026-01-01T10:00:00.000Z",
+  });
+  const sayer = old.assistant("we saw gamma delta once, in this order");
+  await put(w, old);
+  await ingest(w);
+  const b = new Transcript({
+    sessionId: BIG_SID,
+    cwd: w.dir("big"),
+    start: "2026-02-01T10:00:00.000Z",
+  });
+  for (let i = 0; i < 100; i++) b.assistant(`turn ${i}: delta then gamma, the other way round`);
+  await put(w, b);
+  await ingest(w);
+  const id = w.ids().get(sayer)!;
+  const r = ranked(w.sb.store, "gamma delta", null, CAP);
+  assert.equal(r.reads.capped, true, "101 rows match, the cap is 40");
+  assert.equal(r.ids[0], id, "the phrase's turn, older than every row read, comes first");
+  assert.deepEqual(r.reads.rows, [CAP, 0, 1], "the window, its phrase sayers, the one below");
+  // it came by its phrase: with no phrase bonus the read holds the newest rows alone; and below
+  // the window the scope still holds, so a search that excludes its project does not bring it
+  const o = openRead(w.sb.store)!;
+  try {
+    const ask = (phraseBonus: number | undefined, exclude: string[]) => {
+      const reads: CandidateReads = { rows: [], capped: false };
+      const ids = rank(o.db, {
+        query: parseQuery("gamma delta"),
+        vis: { project: null, exclude },
+        filters: {},
+        limit: 50,
+        readCap: CAP,
+        phraseBonus,
+        reads,
+      }).map((h) => h.turn_id);
+      return { ids, reads };
+    };
+    assert.ok(!ask(0, []).ids.includes(id));
+    const outside = ask(undefined, [projectOf(w.sb.store, SMALL_SID)]);
+    assert.ok(!outside.ids.includes(id));
+    assert.deepEqual(outside.reads.rows, [CAP, 0, 0], "found by its phrase, left by the scope");
+  } finally {
+    o.db.close();
+  }
+});

@@ -17,6 +17,7 @@ import { runTimed } from "../lib/proc.ts";
 import { prepareScaleCorpora, SCALE_SIZES, type ScaleCorpus } from "../lib/scale_corpus.ts";
 import { lastRunNotes, markReady, scaleConfig, settledStore } from "../lib/scale_store.ts";
 import { round } from "../lib/stats.ts";
+import { type ScaleQuality, scaleQuality } from "../lib/scale_quality.ts";
 import { type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
 import { payloadFor, type PhaseSample, settle, timedSpawn, workload } from "./hooks.ts";
 
@@ -479,6 +480,52 @@ async function measureSize(
   return { rows, notes, scn: settled };
 }
 
+const f3 = (x: number) => x.toFixed(3);
+
+/** Known-item quality at this size beside plain BM25 over the same index, and rank's cost. */
+function qualityMetrics(name: string, q: ScaleQuality): Metric[] {
+  return [
+    metric(
+      `scale_${name}_quality_session_mrr`,
+      `${name}: known-item session MRR, in process (rank as terminus search runs it)`,
+      round(q.terminus.mrr, 3),
+      "",
+      undefined,
+      `hit@1 ${f3(q.terminus.hit1)}, hit@5 ${
+        f3(q.terminus.hit5)
+      }; plain BM25 over the same index MRR ${f3(q.plain.mrr)} (hit@1 ${f3(q.plain.hit1)}, hit@5 ${
+        f3(q.plain.hit5)
+      }); ${q.items} queries`,
+    ),
+    metric(
+      `scale_${name}_quality_rank_ms`,
+      `${name}: rank of one known-item query in process, p50`,
+      r1(p50(q.rankMs)),
+      "ms",
+      undefined,
+      `p50 ${r1(p50(q.rankMs))} / p95 ${r1(p95(q.rankMs))}, n=${q.rankMs.length}`,
+    ),
+  ];
+}
+
+function qualityNotes(name: string, q: ScaleQuality): string[] {
+  return [
+    `${name}: known-item quality (each query has one right session per copy, so a wrong first session's copies fill the top 10 and hit@1 = hit@5 nearly always):`,
+    "| kind | n | terminus hit@1 | hit@5 | MRR | plain BM25 hit@1 | hit@5 | MRR |",
+    "| --- | --- | --- | --- | --- | --- | --- | --- |",
+    ...[
+      ["overall", { n: q.items, terminus: q.terminus, plain: q.plain }] as const,
+      ...Object
+        .entries(q.byKind),
+    ].map(([k, v]) =>
+      `| ${k} | ${v.n} | ${f3(v.terminus.hit1)} | ${f3(v.terminus.hit5)} | ${
+        f3(v.terminus.mrr)
+      } | ${f3(v.plain.hit1)} | ${f3(v.plain.hit5)} | ${f3(v.plain.mrr)} |`
+    ),
+    `${name}: missed in the top 10 but found by plain BM25: ${q.lost.join(", ") || "none"}`,
+  ];
+}
+
 export const section: Section = {
   name: "scale",
   title: "Flat as the archive grows (~1.1 GB and ~3 GB of real transcripts)",
@@ -508,8 +555,12 @@ export const section: Section = {
     const table: Record<string, Record<string, string>> = {};
     const data: Record<string, unknown> = {};
     for (const c of corpora.corpora.filter((c) => wanted.includes(c.size.name))) {
-      const { rows, notes: n } = await measureSize(ctx, inst.launcher, corpora.dir, c);
+      const { rows, notes: n, scn } = await measureSize(ctx, inst.launcher, corpora.dir, c);
       notes.push(...n.map((x) => `${c.size.name}: ${x}`));
+      ctx.log(`scale ${c.size.name}: known-item quality in process`);
+      const q = scaleQuality(join(corpora.dir, "source"), scn.store, c.size.copies);
+      metrics.push(...qualityMetrics(c.size.name, q));
+      notes.push(...qualityNotes(c.size.name, q));
       const floor = rows.find((r) => r.id.endsWith("_floor"))!;
       const f50 = p50(floor.samples);
       for (const r of rows) {

@@ -474,33 +474,113 @@ export function searchCandidates(
     // for the price of its doclist's walk: it adds nothing, to every candidate alike
     const rare = clauses.filter((_, i) => !common.has(i));
     if (rare.length) {
-      // FTS5's own BM25 for the rest, for the candidates alone: read newest first from the
-      // newest of them, so only the window of each doclist is walked, and the LIMIT stops it at
-      // the oldest (every candidate holds these clauses); `+rowid` keeps the list a filter
-      // rather than one FTS5 seek per id. The idf walk is over these clauses' doclists only.
-      const score = new Map(
-        cachedArrays(
-          db,
-          `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
-           WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
-           ORDER BY rowid DESC LIMIT ?`,
-        ).all(
-          rare.join(" AND "),
-          newest,
-          JSON.stringify(cands.map((c) => c.id)),
-          cands.length,
-        ) as unknown as [number, number][],
-      );
+      // FTS5's own BM25 for the rest, for the candidates alone; its idf walk is over these
+      // clauses' doclists only
+      const score = bm25Of(db, rare, cands);
       for (const c of cands) c.relevance += score.get(c.id) ?? 0;
     }
   }
   if (o.phrase && o.phraseBonus) {
-    // the turns that say the words in order, looked for only within the rows read
-    const said = heldBetween(db, o.phrase, cands[cands.length - 1].id, newest);
-    if (reads) reads.rows.push(said.size);
-    for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
+    const oldest = cands[cands.length - 1].id;
+    if (!capped) {
+      // every match was read: a turn that says the words in order is among them
+      const said = heldBetween(db, o.phrase, oldest, newest);
+      if (reads) reads.rows.push(said.size);
+      for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
+    } else {
+      // The read stopped at its cap, so it holds only the newest matches: a turn that says the
+      // words in order further back would never be ranked, and at a few GB a query of everyday
+      // words matches far more than the cap. The phrase's own walk goes on below the window,
+      // for up to `pool` turns that say it (they pass the scope and filters like the rest).
+      const h = phraseHolders(db, o.phrase, oldest, newest, lo, pool);
+      if (reads) reads.rows.push(h.said.size);
+      for (const c of cands) if (h.said.has(c.id)) c.relevance += o.phraseBonus;
+      if (h.below.length) {
+        const older = olderSayers(db, h.below, where, params, clauses, common);
+        if (reads) reads.rows.push(older.length);
+        for (const c of older) c.relevance += o.phraseBonus;
+        cands.push(...older);
+      }
+    }
   }
   return cands.sort(candidateOrder).slice(0, pool);
+}
+
+/**
+ * The rowids saying `phrase`, walked newest first from `newest`: every one down to `oldest`
+ * (`said`), then at most `more` below it, down to `floor` (`below`). A phrase that only old turns
+ * say costs the walk of its words' doclists to `floor`; one said often stops soon past `oldest`.
+ */
+function phraseHolders(
+  db: Db,
+  phrase: string,
+  oldest: number,
+  newest: number,
+  floor: number,
+  more: number,
+): { said: Set<number>; below: number[] } {
+  const said = new Set<number>();
+  const below: number[] = [];
+  const rows = cachedArrays(
+    db,
+    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
+  ).iterate(phrase, newest) as unknown as IterableIterator<[number]>;
+  for (const [id] of rows) {
+    if (id < floor) break;
+    if (id >= oldest) said.add(id);
+    else if (below.push(id) >= more) break;
+  }
+  return { said, below };
+}
+
+/**
+ * The candidates for turns found below the read's window by their phrase, those the scope and
+ * filters pass, scored as the window's are: BM25 of the clauses not common (every clause when
+ * none is), a common one adding nothing to them as to the rest.
+ */
+function olderSayers(
+  db: Db,
+  ids: number[],
+  where: string[],
+  params: (string | number)[],
+  clauses: string[],
+  common: Set<number>,
+): Candidate[] {
+  const rows = cachedArrays(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}
+     FROM turns t JOIN sessions s ON s.session_no = t.session_no
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE t.id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}
+     ORDER BY t.id DESC`,
+  ).all(JSON.stringify(ids), ...params) as unknown as unknown[][];
+  const out = rows.map((r) => toCandidate(r));
+  const scored = clauses.filter((_, i) => !common.has(i));
+  if (!out.length || !scored.length) return out;
+  const score = bm25Of(db, scored, out);
+  for (const c of out) c.relevance = score.get(c.id) ?? 0;
+  return out;
+}
+
+/**
+ * FTS5's BM25 of `clauses` for `cands` alone (newest first, each holding every clause): read
+ * newest first from the newest of them, so only that stretch of each doclist is walked and the
+ * LIMIT stops it at the oldest; `+rowid` keeps the id list a filter, not one seek per id.
+ */
+function bm25Of(db: Db, clauses: string[], cands: Candidate[]): Map<number, number> {
+  return new Map(
+    cachedArrays(
+      db,
+      `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
+       WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
+       ORDER BY rowid DESC LIMIT ?`,
+    ).all(
+      clauses.join(" AND "),
+      cands[0].id,
+      JSON.stringify(cands.map((c) => c.id)),
+      cands.length,
+    ) as unknown as [number, number][],
+  );
 }
 
 /** What the spec's total order reads: relevance, then main thread first, newer, lower id. */
