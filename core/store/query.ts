@@ -322,11 +322,7 @@ function heldBetween(db: Db, match: string, oldest: number, newest: number): Set
     );
   }
   const out = new Set<number>();
-  const rows = cachedArrays(
-    db,
-    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
-  ).iterate(match, newest) as unknown as IterableIterator<[number]>;
-  for (const [id] of rows) {
+  for (const [id] of downFrom(db, match, newest)) {
     if (id < oldest) break;
     out.add(id);
   }
@@ -506,6 +502,14 @@ export function searchCandidates(
   return cands.sort(candidateOrder).slice(0, pool);
 }
 
+/** The rowids `match` holds, newest first from `newest`, read only as far as the caller steps. */
+function downFrom(db: Db, match: string, newest: number): IterableIterator<[number]> {
+  return cachedArrays(
+    db,
+    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
+  ).iterate(match, newest) as unknown as IterableIterator<[number]>;
+}
+
 /**
  * The rowids saying `phrase`, walked newest first from `newest`: every one down to `oldest`
  * (`said`), then at most `more` below it, down to `floor` (`below`). A phrase that only old turns
@@ -521,11 +525,7 @@ function phraseHolders(
 ): { said: Set<number>; below: number[] } {
   const said = new Set<number>();
   const below: number[] = [];
-  const rows = cachedArrays(
-    db,
-    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
-  ).iterate(phrase, newest) as unknown as IterableIterator<[number]>;
-  for (const [id] of rows) {
+  for (const [id] of downFrom(db, phrase, newest)) {
     if (id < floor) break;
     if (id >= oldest) said.add(id);
     else if (below.push(id) >= more) break;
