@@ -17,6 +17,7 @@ import {
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
 const SMALL_SID = "24242424-0000-4000-8000-000000000002";
+const LATER_SID = "24242424-0000-4000-8000-000000000003";
 const CAP = 40;
 const BIG_TURNS = 300;
 
@@ -219,7 +220,12 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
   }
 });
 
-Deno.test("a read stopped at its cap still finds the one older turn that says the words in order, within the scope", async () => {
+/**
+ * The store for the phrase past the window: the oldest turn alone says "gamma delta" in order,
+ * 100 newer ones hold both words; `later` archives 300 turns that hold neither after them, so
+ * the window lies in the index's older half and its phrase is read forwards.
+ */
+async function phrasePastWindow(later: boolean): Promise<void> {
   const w = await world();
   await using _ = w;
   // the only turn saying "gamma delta" in that order is the oldest, in a project of its own
@@ -239,6 +245,16 @@ Deno.test("a read stopped at its cap still finds the one older turn that says th
   for (let i = 0; i < 100; i++) b.assistant(`turn ${i}: delta then gamma, the other way round`);
   await put(w, b);
   await ingest(w);
+  if (later) {
+    const c = new Transcript({
+      sessionId: LATER_SID,
+      cwd: w.dir("later"),
+      start: "2026-03-01T10:00:00.000Z",
+    });
+    for (let i = 0; i < 300; i++) c.assistant(`line ${i} of something else entirely`);
+    await put(w, c);
+    await ingest(w);
+  }
   const id = w.ids().get(sayer)!;
   const r = ranked(w.sb.store, "gamma delta", null, CAP);
   assert.equal(r.reads.capped, true, "101 rows match, the cap is 40");
@@ -268,4 +284,12 @@ Deno.test("a read stopped at its cap still finds the one older turn that says th
   } finally {
     o.db.close();
   }
+}
+
+Deno.test("a read stopped at its cap still finds the one older turn that says the words in order, within the scope", async () => {
+  await phrasePastWindow(false);
+});
+
+Deno.test("the same when the window lies in the index's older half (its phrase read forwards)", async () => {
+  await phrasePastWindow(true);
 });

@@ -306,20 +306,8 @@ export function clausePages(db: Db, clause: string, segs: number[]): number | nu
  * about twice on the 200 MB store, but walks only from the nearer end).
  */
 function heldBetween(db: Db, match: string, oldest: number, newest: number): Set<number> {
-  // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
-  const lo =
-    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
-      .v ?? 0;
-  const hi =
-    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
-      .v ?? 0;
-  if (hi <= lo || oldest - lo < hi - oldest) {
-    return new Set(
-      (cachedArrays(
-        db,
-        "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
-      ).all(match, oldest, newest) as unknown as [number][]).map((r) => r[0]),
-    );
+  if (nearerOldEnd(db, oldest)) {
+    return new Set([...upFrom(db, match, oldest, newest)].map((r) => r[0]));
   }
   const out = new Set<number>();
   for (const [id] of downFrom(db, match, newest)) {
@@ -327,6 +315,26 @@ function heldBetween(db: Db, match: string, oldest: number, newest: number): Set
     out.add(id);
   }
   return out;
+}
+
+/** Whether `id` lies nearer the index's oldest row than its newest (or the index is one row). */
+function nearerOldEnd(db: Db, id: number): boolean {
+  // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
+  const lo =
+    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  const hi =
+    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  return hi <= lo || id - lo < hi - id;
+}
+
+/** The rowids `match` holds from `from` to `to`, oldest first (FTS5 walks from its oldest row). */
+function upFrom(db: Db, match: string, from: number, to: number): IterableIterator<[number]> {
+  return cachedArrays(
+    db,
+    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
+  ).iterate(match, from, to) as unknown as IterableIterator<[number]>;
 }
 
 /**
@@ -512,8 +520,9 @@ function downFrom(db: Db, match: string, newest: number): IterableIterator<[numb
 
 /**
  * The rowids saying `phrase`, walked newest first from `newest`: every one down to `oldest`
- * (`said`), then at most `more` below it, down to `floor` (`below`). A phrase that only old turns
- * say costs the walk of its words' doclists to `floor`; one said often stops soon past `oldest`.
+ * (`said`), then the nearest `more` below it, down to `floor` (`below`). Read from the index's
+ * nearer end, as heldBetween is: backwards a phrase said often stops soon past `oldest`, and one
+ * only old turns say costs the walk to `floor`.
  */
 function phraseHolders(
   db: Db,
@@ -524,7 +533,15 @@ function phraseHolders(
   more: number,
 ): { said: Set<number>; below: number[] } {
   const said = new Set<number>();
-  const below: number[] = [];
+  let below: number[] = [];
+  if (nearerOldEnd(db, oldest)) {
+    // forwards, as heldBetween reads such a window: the nearest below it are the last seen
+    for (const [id] of upFrom(db, phrase, floor, newest)) {
+      if (id >= oldest) said.add(id);
+      else if (below.push(id) >= 2 * more) below = below.slice(-more);
+    }
+    return { said, below: below.slice(-more) };
+  }
   for (const [id] of downFrom(db, phrase, newest)) {
     if (id < floor) break;
     if (id >= oldest) said.add(id);
