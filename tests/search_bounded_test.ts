@@ -293,3 +293,77 @@ Deno.test("a read stopped at its cap still finds the one older turn that says th
 Deno.test("the same when the window lies in the index's older half (its phrase read forwards)", async () => {
   await phrasePastWindow(true);
 });
+
+/**
+ * A window whose own candidates already say the phrase a pool's worth of times reads nothing
+ * below it; one sayer fewer, and the walk below still brings the oldest one. The newest five
+ * of the 100 say "gamma delta" in order; `later` puts the window in the index's older half.
+ */
+async function windowFullOfSayers(later: boolean): Promise<void> {
+  const w = await world();
+  await using _ = w;
+  const old = new Transcript({
+    sessionId: SMALL_SID,
+    cwd: w.dir("small"),
+    start: "2026-01-01T10:00:00.000Z",
+  });
+  const sayer = old.assistant("we saw gamma delta once, in this order");
+  await put(w, old);
+  await ingest(w);
+  const b = new Transcript({
+    sessionId: BIG_SID,
+    cwd: w.dir("big"),
+    start: "2026-02-01T10:00:00.000Z",
+  });
+  for (let i = 0; i < 100; i++) {
+    b.assistant(
+      i < 95 ? `turn ${i}: delta then gamma, the other way round` : `turn ${i}: gamma delta`,
+    );
+  }
+  await put(w, b);
+  await ingest(w);
+  if (later) {
+    const c = new Transcript({
+      sessionId: LATER_SID,
+      cwd: w.dir("later"),
+      start: "2026-03-01T10:00:00.000Z",
+    });
+    for (let i = 0; i < 300; i++) c.assistant(`line ${i} of something else entirely`);
+    await put(w, c);
+    await ingest(w);
+  }
+  const id = w.ids().get(sayer)!;
+  const o = openRead(w.sb.store)!;
+  try {
+    const ask = (pool: number) => {
+      const reads: CandidateReads = { rows: [], capped: false };
+      const ids = rank(o.db, {
+        query: parseQuery("gamma delta"),
+        vis: { project: null, exclude: [] },
+        filters: {},
+        limit: 50,
+        readCap: CAP,
+        pool,
+        reads,
+      }).map((h) => h.turn_id);
+      return { ids, reads };
+    };
+    const full = ask(5);
+    assert.equal(full.reads.capped, true);
+    assert.deepEqual(full.reads.rows, [CAP, 5], "five sayers in the window fill a pool of five");
+    assert.ok(!full.ids.includes(id), "nothing below the window was read");
+    const room = ask(6);
+    assert.deepEqual(room.reads.rows, [CAP, 5, 1], "a pool of six: the walk goes on below");
+    assert.ok(room.ids.includes(id));
+  } finally {
+    o.db.close();
+  }
+}
+
+Deno.test("a window whose candidates already say the phrase a pool's worth of times reads nothing below it", async () => {
+  await windowFullOfSayers(false);
+});
+
+Deno.test("the same with the window in the index's older half", async () => {
+  await windowFullOfSayers(true);
+});

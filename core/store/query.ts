@@ -496,7 +496,8 @@ export function searchCandidates(
       // words in order further back would never be ranked, and at a few GB a query of everyday
       // words matches far more than the cap. The phrase's own walk goes on below the window,
       // for up to `pool` turns that say it (they pass the scope and filters like the rest).
-      const h = phraseHolders(db, o.phrase, oldest, newest, lo, pool);
+      const window = new Set(cands.map((c) => c.id));
+      const h = phraseHolders(db, o.phrase, window, oldest, newest, lo, pool);
       if (reads) reads.rows.push(h.said.size);
       for (const c of cands) if (h.said.has(c.id)) c.relevance += o.phraseBonus;
       if (h.below.length) {
@@ -519,14 +520,18 @@ function downFrom(db: Db, match: string, newest: number): IterableIterator<[numb
 }
 
 /**
- * The rowids saying `phrase`, walked newest first from `newest`: every one down to `oldest`
- * (`said`), then the nearest `more` below it, down to `floor` (`below`). Read from the index's
- * nearer end, as heldBetween is: backwards a phrase said often stops soon past `oldest`, and one
- * only old turns say costs the walk to `floor`.
+ * The rowids saying `phrase`, walked newest first from `newest`: every one of the `window`'s
+ * candidates down to `oldest` (`said`), then the nearest `more` below it, down to `floor`
+ * (`below`). Read from the index's nearer end, as heldBetween is: backwards a phrase said often
+ * stops soon past `oldest`, and one only old turns say costs the walk to `floor`. A window whose
+ * candidates already hold `more` sayers fills the pool with them, so nothing below is read: a
+ * path said in most of its matches (all its words common) walked past it for 200 more sayers'
+ * positions, search's tail at ~3 GB.
  */
 function phraseHolders(
   db: Db,
   phrase: string,
+  window: Set<number>,
   oldest: number,
   newest: number,
   floor: number,
@@ -537,15 +542,17 @@ function phraseHolders(
   if (nearerOldEnd(db, oldest)) {
     // forwards, as heldBetween reads such a window: the nearest below it are the last seen
     for (const [id] of upFrom(db, phrase, floor, newest)) {
-      if (id >= oldest) said.add(id);
-      else if (below.push(id) >= 2 * more) below = below.slice(-more);
+      if (id >= oldest) {
+        if (window.has(id)) said.add(id);
+      } else if (below.push(id) >= 2 * more) below = below.slice(-more);
     }
-    return { said, below: below.slice(-more) };
+    return { said, below: said.size >= more ? [] : below.slice(-more) };
   }
   for (const [id] of downFrom(db, phrase, newest)) {
     if (id < floor) break;
-    if (id >= oldest) said.add(id);
-    else if (below.push(id) >= more) break;
+    if (id >= oldest) {
+      if (window.has(id)) said.add(id);
+    } else if (said.size >= more || below.push(id) >= more) break;
   }
   return { said, below };
 }
