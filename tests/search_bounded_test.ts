@@ -222,13 +222,12 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
 
 /**
  * The store for the phrase past the window: the oldest turn alone says "gamma delta" in order,
- * 100 newer ones hold both words; `later` archives 300 turns that hold neither after them, so
- * the window lies in the index's older half and its phrase is read forwards.
+ * in a project of its own; 100 newer ones hold both words, the newest `newSayers` of them in that
+ * order too; `later` archives 300 turns that hold neither after them, so the window lies in the
+ * index's older half and its phrase is read forwards. Returns the world and the old sayer's id.
  */
-async function phrasePastWindow(later: boolean): Promise<void> {
+async function phraseStore(later: boolean, newSayers: number): Promise<{ w: World; id: number }> {
   const w = await world();
-  await using _ = w;
-  // the only turn saying "gamma delta" in that order is the oldest, in a project of its own
   const old = new Transcript({
     sessionId: SMALL_SID,
     cwd: w.dir("small"),
@@ -242,7 +241,13 @@ async function phrasePastWindow(later: boolean): Promise<void> {
     cwd: w.dir("big"),
     start: "2026-02-01T10:00:00.000Z",
   });
-  for (let i = 0; i < 100; i++) b.assistant(`turn ${i}: delta then gamma, the other way round`);
+  for (let i = 0; i < 100; i++) {
+    b.assistant(
+      i < 100 - newSayers
+        ? `turn ${i}: delta then gamma, the other way round`
+        : `turn ${i}: gamma delta`,
+    );
+  }
   await put(w, b);
   await ingest(w);
   if (later) {
@@ -255,7 +260,31 @@ async function phrasePastWindow(later: boolean): Promise<void> {
     await put(w, c);
     await ingest(w);
   }
-  const id = w.ids().get(sayer)!;
+  return { w, id: w.ids().get(sayer)! };
+}
+
+/** "gamma delta" asked with the read capped at CAP, as `terminus search` ranks it otherwise. */
+function askGammaDelta(
+  db: Parameters<typeof rank>[0],
+  o: { phraseBonus?: number; exclude?: string[]; pool?: number },
+): { ids: number[]; reads: CandidateReads } {
+  const reads: CandidateReads = { rows: [], capped: false };
+  const ids = rank(db, {
+    query: parseQuery("gamma delta"),
+    vis: { project: null, exclude: o.exclude ?? [] },
+    filters: {},
+    limit: 50,
+    readCap: CAP,
+    phraseBonus: o.phraseBonus,
+    pool: o.pool,
+    reads,
+  }).map((h) => h.turn_id);
+  return { ids, reads };
+}
+
+async function phrasePastWindow(later: boolean): Promise<void> {
+  const { w, id } = await phraseStore(later, 0);
+  await using _ = w;
   const r = ranked(w.sb.store, "gamma delta", null, CAP);
   assert.equal(r.reads.capped, true, "101 rows match, the cap is 40");
   assert.equal(r.ids[0], id, "the phrase's turn, older than every row read, comes first");
@@ -264,19 +293,8 @@ async function phrasePastWindow(later: boolean): Promise<void> {
   // the window the scope still holds, so a search that excludes its project does not bring it
   const o = openRead(w.sb.store)!;
   try {
-    const ask = (phraseBonus: number | undefined, exclude: string[]) => {
-      const reads: CandidateReads = { rows: [], capped: false };
-      const ids = rank(o.db, {
-        query: parseQuery("gamma delta"),
-        vis: { project: null, exclude },
-        filters: {},
-        limit: 50,
-        readCap: CAP,
-        phraseBonus,
-        reads,
-      }).map((h) => h.turn_id);
-      return { ids, reads };
-    };
+    const ask = (phraseBonus: number | undefined, exclude: string[]) =>
+      askGammaDelta(o.db, { phraseBonus, exclude });
     assert.ok(!ask(0, []).ids.includes(id));
     const outside = ask(undefined, [projectOf(w.sb.store, SMALL_SID)]);
     assert.ok(!outside.ids.includes(id));
@@ -297,57 +315,14 @@ Deno.test("the same when the window lies in the index's older half (its phrase r
 /**
  * A window whose own candidates already say the phrase a pool's worth of times reads nothing
  * below it; one sayer fewer, and the walk below still brings the oldest one. The newest five
- * of the 100 say "gamma delta" in order; `later` puts the window in the index's older half.
+ * of the 100 say "gamma delta" in order.
  */
 async function windowFullOfSayers(later: boolean): Promise<void> {
-  const w = await world();
+  const { w, id } = await phraseStore(later, 5);
   await using _ = w;
-  const old = new Transcript({
-    sessionId: SMALL_SID,
-    cwd: w.dir("small"),
-    start: "2026-01-01T10:00:00.000Z",
-  });
-  const sayer = old.assistant("we saw gamma delta once, in this order");
-  await put(w, old);
-  await ingest(w);
-  const b = new Transcript({
-    sessionId: BIG_SID,
-    cwd: w.dir("big"),
-    start: "2026-02-01T10:00:00.000Z",
-  });
-  for (let i = 0; i < 100; i++) {
-    b.assistant(
-      i < 95 ? `turn ${i}: delta then gamma, the other way round` : `turn ${i}: gamma delta`,
-    );
-  }
-  await put(w, b);
-  await ingest(w);
-  if (later) {
-    const c = new Transcript({
-      sessionId: LATER_SID,
-      cwd: w.dir("later"),
-      start: "2026-03-01T10:00:00.000Z",
-    });
-    for (let i = 0; i < 300; i++) c.assistant(`line ${i} of something else entirely`);
-    await put(w, c);
-    await ingest(w);
-  }
-  const id = w.ids().get(sayer)!;
   const o = openRead(w.sb.store)!;
   try {
-    const ask = (pool: number) => {
-      const reads: CandidateReads = { rows: [], capped: false };
-      const ids = rank(o.db, {
-        query: parseQuery("gamma delta"),
-        vis: { project: null, exclude: [] },
-        filters: {},
-        limit: 50,
-        readCap: CAP,
-        pool,
-        reads,
-      }).map((h) => h.turn_id);
-      return { ids, reads };
-    };
+    const ask = (pool: number) => askGammaDelta(o.db, { pool });
     const full = ask(5);
     assert.equal(full.reads.capped, true);
     assert.deepEqual(full.reads.rows, [CAP, 5], "five sayers in the window fill a pool of five");
