@@ -9,6 +9,8 @@
  *
  * A ranking that reads only the newest rows of a common word can lose an old known item here
  * while the 124 MB quality section never sees it; the plain row says what full BM25 would do.
+ * A query quoting a uuid (a Bash line's `--session-id=...`) is asked as copy 0 holds it, since
+ * every copy rewrote its uuids and none holds the original.
  */
 import { DatabaseSync } from "node:sqlite";
 import { buildKnownItems, KIND_QUOTA, type KnownItem, readCorpus } from "./known_items.ts";
@@ -80,22 +82,25 @@ export function scaleQuality(
     const lost: string[] = [];
     for (const it of items) {
       const right = rightOf(it);
+      // every copy rewrote the uuids its records hold, so a query quoting one (a Bash line's
+      // session id) is asked as copy 0 holds it: what its person would paste there
+      const q = rewriteUuids(it.q, 0, memos[0]);
       const t0 = performance.now();
       const hits = rank(db, {
-        query: parseQuery(it.q),
+        query: parseQuery(q),
         vis: { project: null, exclude: [] },
         filters: {},
         limit: TOP,
       });
       rankMs.push(performance.now() - t0);
       const m = firstRight(hits.map((h) => h.session_key), right);
-      const pm = plainMatch(it.q);
+      const pm = plainMatch(q);
       const ids = pm ? (plainTop.all(pm, TOP) as { id: number }[]).map((r) => r.id) : [];
       const keys = ids.map((id) => (keyOf.get(id) as { k: string } | undefined)?.k ?? "");
       const p = firstRight(keys, right);
       mine.push(m);
       plain.push(p);
-      if (m < 0 && p >= 0) lost.push(`${it.kind} ${JSON.stringify(it.q)}`);
+      if (m < 0 && p >= 0) lost.push(`${it.kind} ${JSON.stringify(q)}`);
     }
     const byKind: ScaleQuality["byKind"] = {};
     for (const k of Object.keys(KIND_QUOTA)) {
