@@ -157,12 +157,14 @@ export function readConfigText(path: string): string | null {
       }); terminus.toml must be a plain file, so it was not read`,
     );
   }
-  const tooBig = refuse(
-    `is larger than ${
-      CONFIG_BYTES_MAX / 1024 / 1024
-    } MiB, the most a configuration file may be; it was not read`,
-  );
-  if (info.size > CONFIG_BYTES_MAX) throw tooBig;
+  // made only when thrown: an Error takes its stack, and every command and hook reads this file
+  const tooBig = () =>
+    refuse(
+      `is larger than ${
+        CONFIG_BYTES_MAX / 1024 / 1024
+      } MiB, the most a configuration file may be; it was not read`,
+    );
+  if (info.size > CONFIG_BYTES_MAX) throw tooBig();
   let f: Deno.FsFile;
   try {
     f = Deno.openSync(path, { read: true });
@@ -188,7 +190,7 @@ export function readConfigText(path: string): string | null {
       if (got === null || got === 0) break;
       n += got;
     }
-    if (n > CONFIG_BYTES_MAX) throw tooBig;
+    if (n > CONFIG_BYTES_MAX) throw tooBig();
     return new TextDecoder().decode(buf.subarray(0, n));
   } catch (e) {
     if (e instanceof ConfigError) throw e;
