@@ -22,6 +22,13 @@ export const REWRITE_CHECK_BYTES = 64 * 1024;
 /** A rewritten transcript's new lineage is archived under `<session_key>#<n>`, n from 2. */
 export const LINEAGE_MARK = "#";
 export const ZSTD_LEVEL = 3;
+/**
+ * The compressor's window, stated (128 KiB; a block is 64 KiB). Unstated, each one-shot
+ * compress sizes its context for a 2 MiB window: 3.6 MiB allocated and zeroed per block,
+ * against 1.7 MiB. The frames hold the same compressed blocks; only the header's window
+ * descriptor differs, and the decoder reads either.
+ */
+export const ZSTD_WINDOW_LOG = 17;
 
 /** SQLite busy timeouts: the pass may wait a little, readers barely. */
 export const BUSY_TIMEOUT_WRITE_MS = 5_000;
@@ -42,9 +49,18 @@ export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
  * The launcher's glibc `MALLOC_MMAP_THRESHOLD_` (unless the person set one): a block this large
  * or larger is mapped on its own and given back when freed. Left to glibc, the threshold rises
  * to the largest block freed so far (a backfill's 8 MiB windows), and the freed windows then
- * stay in the heap: a 3 GB backfill peaked 35-50 MiB higher.
+ * stay in the heap: a 3 GB backfill peaked 35-50 MiB higher. It sits above the compressor's
+ * 1.7 MiB context (made afresh for every block): at 1 MiB each context was mapped and faulted
+ * in anew, which was a third of a 1.1 GB backfill's wall.
  */
-export const MALLOC_MMAP_THRESHOLD_BYTES = 1024 * 1024;
+export const MALLOC_MMAP_THRESHOLD_BYTES = 2 * 1024 * 1024;
+/**
+ * The launcher's glibc `MALLOC_TRIM_THRESHOLD_` (unless set): a fixed mmap threshold pins the
+ * trim threshold at 128 KiB, so every freed context at the heap's top was handed back to the
+ * kernel and faulted in again for the next block. Twice the mmap threshold, as glibc's own
+ * sliding rule would set it.
+ */
+export const MALLOC_TRIM_THRESHOLD_BYTES = 2 * MALLOC_MMAP_THRESHOLD_BYTES;
 
 /** A reader that finds the store locked (a new store switching to WAL) retries this often. */
 export const READ_BUSY_RETRIES = 20;

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { constants, zstdCompressSync } from "node:zlib";
-import { BLOCK_BYTES } from "../core/constants.ts";
+import { BLOCK_BYTES, ZSTD_LEVEL, ZSTD_WINDOW_LOG } from "../core/constants.ts";
 import { compress, decompress, frameBlocks, initCodec } from "../core/store/codec.ts";
 
 await initCodec();
@@ -32,6 +32,24 @@ Deno.test("every block size the archive writes decodes to the same bytes", () =>
       const frame = compress(raw);
       assert.deepEqual(decompress(frame), raw, `${n} byte(s), noise ${noise}`);
       assert.deepEqual(decompress(frame, n), raw, `${n} byte(s) with its raw length`);
+    }
+  }
+});
+
+Deno.test("the stated window changes a frame's window descriptor and nothing else", () => {
+  // stated only so the compressor's context is smaller: the compressed blocks stay the same
+  const own = { params: { [constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } };
+  for (const n of [1, 4095, 65535, BLOCK_BYTES]) {
+    for (const noise of [false, true]) {
+      const raw = bytes(n, n * 7 + 3, noise);
+      const ours = compress(raw);
+      const theirs = new Uint8Array(zstdCompressSync(raw, own));
+      // magic (4), frame header descriptor (1), then the window descriptor: exponent + 10
+      assert.deepEqual(ours.subarray(0, 5), theirs.subarray(0, 5), `${n} bytes`);
+      assert.equal((ours[5] >> 3) + 10, ZSTD_WINDOW_LOG, `${n} bytes`);
+      assert.ok(theirs[5] >> 3 > ours[5] >> 3, `${n} bytes: zstd's own window is the larger`);
+      assert.deepEqual(ours.subarray(6), theirs.subarray(6), `${n} bytes`);
+      assert.deepEqual(decompress(ours, n), raw);
     }
   }
 });

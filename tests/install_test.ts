@@ -30,6 +30,7 @@ import {
   BUILD_MARKER,
   CLAUDE_TIMEOUT_MS,
   MALLOC_MMAP_THRESHOLD_BYTES,
+  MALLOC_TRIM_THRESHOLD_BYTES,
   SEMI_SPACE_MIB,
   VERSION,
 } from "../core/constants.ts";
@@ -635,12 +636,25 @@ async function fakeLauncher(dir: string, body: string) {
   };
 }
 
-Deno.test("the launcher fixes glibc's mmap threshold for the program, unless the person set one", async () => {
+Deno.test("the launcher fixes glibc's mmap and trim thresholds for the program, unless the person set them", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
-    const run = await fakeLauncher(dir, 'printf "%s\\n" "${MALLOC_MMAP_THRESHOLD_-unset}"');
-    assert.equal(await run(["status"]), `${MALLOC_MMAP_THRESHOLD_BYTES}\n`);
-    assert.equal(await run(["status"], { MALLOC_MMAP_THRESHOLD_: "65536" }), "65536\n");
+    const run = await fakeLauncher(
+      dir,
+      'printf "%s %s\\n" "${MALLOC_MMAP_THRESHOLD_-unset}" "${MALLOC_TRIM_THRESHOLD_-unset}"',
+    );
+    assert.equal(
+      await run(["status"]),
+      `${MALLOC_MMAP_THRESHOLD_BYTES} ${MALLOC_TRIM_THRESHOLD_BYTES}\n`,
+    );
+    // the compressor's context (about 1.7 MiB) is below the mmap threshold, and a freed one
+    // at the heap's top below the trim threshold
+    assert.ok(MALLOC_MMAP_THRESHOLD_BYTES > 1.75 * 1024 * 1024);
+    assert.ok(MALLOC_TRIM_THRESHOLD_BYTES > MALLOC_MMAP_THRESHOLD_BYTES);
+    assert.equal(
+      await run(["status"], { MALLOC_MMAP_THRESHOLD_: "65536", MALLOC_TRIM_THRESHOLD_: "131072" }),
+      "65536 131072\n",
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -4,6 +4,7 @@
  */
 import { join } from "node:path";
 import { permissionFlags } from "../../core/context.ts";
+import { MALLOC_MMAP_THRESHOLD_BYTES, MALLOC_TRIM_THRESHOLD_BYTES } from "../../core/constants.ts";
 import { type RunResult, runTimed } from "./proc.ts";
 
 export interface Scenario {
@@ -52,6 +53,10 @@ export function scenarioEnv(s: Scenario): Record<string, string> {
     CLAUDE_CONFIG_DIR: s.claudeDir,
     INIT_CWD: "",
     NO_COLOR: "1",
+    // as the installed launcher sets them: a `deno run` of the checkout without them measured
+    // a backfill a third faster than the launcher ran it (issue #24: why the two differed)
+    MALLOC_MMAP_THRESHOLD_: String(MALLOC_MMAP_THRESHOLD_BYTES),
+    MALLOC_TRIM_THRESHOLD_: String(MALLOC_TRIM_THRESHOLD_BYTES),
   };
 }
 

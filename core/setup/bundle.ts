@@ -6,6 +6,7 @@ import {
   BACKFILL_SEMI_SPACE_MIB,
   BUILD_MARKER,
   MALLOC_MMAP_THRESHOLD_BYTES,
+  MALLOC_TRIM_THRESHOLD_BYTES,
   VERSION,
 } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
@@ -150,7 +151,8 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     "DENO_NO_UPDATE_CHECK=1",
     `NPM_CONFIG_REGISTRY=${shellWord(registry)}`,
     `: "\${MALLOC_MMAP_THRESHOLD_:=${MALLOC_MMAP_THRESHOLD_BYTES}}"`,
-    "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY MALLOC_MMAP_THRESHOLD_",
+    `: "\${MALLOC_TRIM_THRESHOLD_:=${MALLOC_TRIM_THRESHOLD_BYTES}}"`,
+    "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_",
     // the backfill's worker keeps its smaller young generation, however it is started
     `case "$1" in backfill) heap=${shellWord(heapFlag(BACKFILL_SEMI_SPACE_MIB))} ;; *) heap=${
       shellWord(every)

@@ -7,7 +7,7 @@
  * is ready in about 1.5. BLAKE3 is hash-wasm. Each is loaded on first use, so a no-op pass or a
  * search with no hit to excerpt pays for none of them.
  */
-import { BLOCK_BYTES, ZSTD_LEVEL } from "../constants.ts";
+import { BLOCK_BYTES, ZSTD_LEVEL, ZSTD_WINDOW_LOG } from "../constants.ts";
 import { concat } from "../bytes.ts";
 
 type Zlib = typeof import("node:zlib");
@@ -39,7 +39,12 @@ export async function initCodec(): Promise<void> {
 export async function initFramer(): Promise<void> {
   if (!zlib) {
     zlib = await import("node:zlib");
-    compressOptions = { params: { [zlib.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL } };
+    compressOptions = {
+      params: {
+        [zlib.constants.ZSTD_c_compressionLevel]: ZSTD_LEVEL,
+        [zlib.constants.ZSTD_c_windowLog]: ZSTD_WINDOW_LOG,
+      },
+    };
   }
   if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
 }
