@@ -5,7 +5,7 @@
  */
 import { BLOCK_BYTES } from "../constants.ts";
 import { blake3, type Frame, frameBlocks } from "../store/codec.ts";
-import { concat } from "../bytes.ts";
+import { concat, release } from "../bytes.ts";
 import { type Mechanical, Observer } from "../observe/mechanical.ts";
 import { type ChunkInput, type ChunkOutput, deriveChunk } from "./chunk.ts";
 import { rawChunk } from "./window.ts";
@@ -100,6 +100,8 @@ export class Deriving {
     if (!job.last) {
       this.#tails.set(job.key, { end, bytes: joined.slice(joined.length - end % BLOCK_BYTES) });
     }
+    // the head and stream joined were only for framing: the stream itself goes back
+    if (joined !== stream) release(joined);
     return framed;
   }
 }

@@ -5,6 +5,7 @@
  * buffers it made are transferred back, not copied.
  */
 import { initFramer } from "../store/codec.ts";
+import { release } from "../bytes.ts";
 import { type DeriveJob, Deriving } from "./derive_job.ts";
 
 const deriving = new Deriving();
@@ -29,6 +30,9 @@ self.onmessage = async (
     // compressed frames are fresh buffers; the 32-byte hashes are copied, never transferred
     for (const f of r.framed?.frames ?? []) buffers.add(f.bytes.buffer as ArrayBuffer);
     self.postMessage({ id, derived: r }, [...buffers]);
+    // the window's bytes were parsed and copied into the stream (a raw window's stream is the
+    // window itself, handed back above): nothing here reads them again
+    release(job.input.chunk);
   } catch (err) {
     self.postMessage({ id, error: (err as Error).message ?? String(err) });
   }

@@ -22,6 +22,7 @@ import {
   sessionState,
 } from "../store/blocks.ts";
 import { initFramer, initReader } from "../store/codec.ts";
+import { release } from "../bytes.ts";
 import type { FtsRow } from "../store/derived.ts";
 import { putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
 import { SEEN_DIVERGED, SEEN_EVICTED, type SeenRow } from "../store/seen.ts";
@@ -442,6 +443,14 @@ export class Archiver {
           this.observing.delete(s.p.key.sessionKey);
           done(s.f, e as Error);
           continue;
+        } finally {
+          // written or failed, the window's bytes, its stream and its frames are read no more
+          // (the store copied what it keeps): their memory goes back now, not at the next GC
+          release(s.p.input.chunk);
+          if (!("error" in o)) {
+            release(o.derived.out.stream);
+            for (const fr of o.derived.framed?.frames ?? []) release(fr.bytes);
+          }
         }
         batch.add(s.f, r);
         // the deriver's observer has seen every record of the session so far: the next window
