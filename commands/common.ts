@@ -4,7 +4,7 @@ import { UsageError } from "../core/errors.ts";
 import type { Resolved } from "../core/setup_context.ts";
 import type { Db } from "../core/store/db.ts";
 import { openStore, type StoreOpen } from "../core/open.ts";
-import { resolveScope, type Scope } from "../core/recall/scope.ts";
+import { resolveScope, type Scope } from "../core/open.ts";
 import type { Values } from "./types.ts";
 
 export type ReadOpen = StoreOpen;

@@ -11,7 +11,7 @@ import type { Candidate } from "../core/store/query.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";
-import { normalisePath } from "../core/index/entities.ts";
+import { normalisePath } from "../core/posix.ts";
 import { HISTORY_KIND, SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX } from "../core/constants.ts";
 import {
   BOUND_OPTIONS,

@@ -23,7 +23,7 @@ import { exportBytes, exportFormat, writeExport } from "../core/sessions/export.
 import { planRestore, writeRestore } from "../core/sessions/restore.ts";
 import { openTerminal, runBrowser } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
-import { resolveScope } from "../core/recall/scope.ts";
+import { resolveScope } from "../core/open.ts";
 import { BROWSE_CANCELLED_EXIT, SHOW_DIFF_LINES, SHOW_RESULT_LINES } from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
 import { emptySearch, searchSessions, tagFlags } from "./sessions_search.ts";

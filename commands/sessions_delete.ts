@@ -9,7 +9,7 @@ import { humanBytes, type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { egress } from "../core/egress.ts";
 import { resolveAll } from "../core/setup_context.ts";
-import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/store/lock.ts";
 import {
   clearSnapshots,
   compactAfterDelete,

@@ -6,7 +6,7 @@ import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
 import { searchSessionsFrom } from "../core/sessions/search.ts";
-import { foldCut, tagProblem } from "../core/sessions/titles.ts";
+import { foldCut, tagProblem } from "../core/transcript/titles.ts";
 import { TITLE_PROMPT_CHARS } from "../core/constants.ts";
 import { list, str, wholeFlag } from "./common.ts";
 import { onWordBoundaries } from "./search.ts";

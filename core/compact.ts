@@ -6,7 +6,7 @@ import type { Context } from "./context.ts";
 import { openStore } from "./open.ts";
 import { type FileSizes, fileSizes } from "./store/inspect.ts";
 import { type Compacted, compactStore } from "./store/maintenance.ts";
-import { LOCK_HELD, lockHeldMessage, withIngestLock } from "./ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "./store/lock.ts";
 
 export type { FileSizes };
 

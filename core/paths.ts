@@ -36,6 +36,9 @@ export const PASS_STAMP_FILE = "PASS_STARTED";
 /** Made when a hook first starts a pass after the last finished one; a finished pass removes it. */
 export const PASS_WANTED_FILE = "PASS_WANTED";
 export const SNAPSHOT_DIR = "snapshots";
+export const STATE_DIR = "state";
+/** Inside STATE_DIR: where a state file is written before it is renamed into place. */
+export const TEMP_DIR = ".tmp";
 export const QUEUE_DIR = "queue";
 
 export function configFile(env: Env): string {

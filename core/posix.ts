@@ -63,3 +63,11 @@ export function exists(p: string): boolean {
     return false;
   }
 }
+
+/** Path: trimmed, unquoted, a trailing `:line[:col]` removed; never resolved on disk. */
+export function normalisePath(p: string): string {
+  let s = p.trim();
+  s = s.replace(/^["'`]+|["'`]+$/g, "");
+  s = s.replace(/:\d+(?::\d+)?$/, "");
+  return s;
+}

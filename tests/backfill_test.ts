@@ -24,7 +24,7 @@ import {
   writeConfig,
   writeTranscript,
 } from "./helpers.ts";
-import { tryIngestLock } from "../core/ingest/lock.ts";
+import { tryIngestLock } from "../core/store/lock.ts";
 import { BACKFILL_RATE_MB_S } from "../core/constants.ts";
 
 const ALPHA = "/nonexistent/terminus-backfill/alpha";

@@ -14,7 +14,7 @@ import {
   runCli,
   sandbox,
 } from "./helpers.ts";
-import { tryIngestLock } from "../core/ingest/lock.ts";
+import { tryIngestLock } from "../core/store/lock.ts";
 
 Deno.test("four ingest processes at once: all exit 0, one pass archives, the archive equals the files", async () => {
   await using sb = await sandbox();

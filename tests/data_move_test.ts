@@ -15,7 +15,7 @@ import {
   sandbox,
   writeTranscript,
 } from "./helpers.ts";
-import { tryIngestLock } from "../core/ingest/lock.ts";
+import { tryIngestLock } from "../core/store/lock.ts";
 import { networkFsType, parseMountinfo } from "../core/move/mounts.ts";
 import { normalizeTarget } from "../core/move/target.ts";
 

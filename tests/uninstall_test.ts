@@ -16,7 +16,7 @@ import {
   type SetupBox,
   setupBox,
 } from "./setup_helpers.ts";
-import { tryIngestLock } from "../core/ingest/lock.ts";
+import { tryIngestLock } from "../core/store/lock.ts";
 
 const real = { ignore: !CLAUDE, sanitizeResources: false, sanitizeOps: false };
 

@@ -76,7 +76,7 @@ async function inprocChild(store: string, typedFile: string): Promise<ChildOut> 
   const { initReader } = await import("../../core/store/codec.ts");
   const { loadConfig } = await import("../../core/config.ts");
   const { processEnv } = await import("../../core/paths.ts");
-  const { resolveScope } = await import("../../core/recall/scope.ts");
+  const { resolveScope } = await import("../../core/open.ts");
   const cfg = loadConfig(processEnv);
   const opened = openRead(store);
   if (!opened) throw new Error(`no store at ${store}`);

@@ -282,7 +282,7 @@ async function phasesChild(event: Event, scratch: string): Promise<PhaseSample> 
   const { loadConfig } = await import("../../core/config.ts");
   const { dataDir, storePath, processEnv } = await import("../../core/paths.ts");
   const { openRead } = await import("../../core/store/db.ts");
-  const { resolveScope } = await import("../../core/recall/scope.ts");
+  const { resolveScope } = await import("../../core/open.ts");
   const { egress } = await import("../../core/egress.ts");
   const { canonicalJson } = await import("../../core/output.ts");
   const { buildBrief } = await import("../../core/inject/brief.ts");

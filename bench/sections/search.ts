@@ -196,7 +196,7 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
   const { egress } = await import("../../core/egress.ts");
   const { loadConfig } = await import("../../core/config.ts");
   const { processEnv } = await import("../../core/paths.ts");
-  const { resolveScope } = await import("../../core/recall/scope.ts");
+  const { resolveScope } = await import("../../core/open.ts");
   const { SEARCH_LIMIT_DEFAULT, SEARCH_POOL } = await import("../../core/constants.ts");
   const importMs = performance.now() - t0;
 

@@ -19,7 +19,7 @@ import { renderText } from "../sessions/render.ts";
 import { exportBytes, writeExport } from "../sessions/export.ts";
 import { planRestore, writeRestore } from "../sessions/restore.ts";
 import { checkTags, tagSession } from "../sessions/handles.ts";
-import { tagProblem } from "../sessions/titles.ts";
+import { tagProblem } from "../transcript/titles.ts";
 import { exists, join } from "../posix.ts";
 import { SHOW_RESULT_LINES } from "../constants.ts";
 

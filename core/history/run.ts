@@ -6,7 +6,7 @@ import type { Context } from "../context.ts";
 import { TerminusError } from "../errors.ts";
 import { join } from "../posix.ts";
 import { openStore, predatesBuild } from "../open.ts";
-import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../store/lock.ts";
 import { importHistory, type ImportResult } from "./import.ts";
 import { dataDir, type Env, storePath, transcriptRoots } from "../paths.ts";
 import { openRead } from "../store/db.ts";

@@ -8,6 +8,7 @@ import { ENTITIES_PER_TURN, ENTITY_ACT as ACT, ERROR_ENTITY_MAX_BYTES } from "..
 export { ACT };
 import { contentBlocks, type Json, type Rec } from "../transcript/records.ts";
 import { cutUtf8 } from "./fts.ts";
+import { normalisePath } from "../posix.ts";
 
 export type EntityKind = "path" | "command" | "error" | "symbol" | "tool";
 export interface Entity {
@@ -36,14 +37,6 @@ export function isGitListing(line: string): boolean {
     return GIT_LISTING.has(w);
   }
   return false;
-}
-
-/** Path: trimmed, unquoted, a trailing `:line[:col]` removed; never resolved on disk. */
-export function normalisePath(p: string): string {
-  let s = p.trim();
-  s = s.replace(/^["'`]+|["'`]+$/g, "");
-  s = s.replace(/:\d+(?::\d+)?$/, "");
-  return s;
 }
 
 /** Error text with volatile parts replaced so the same failure matches across runs. */

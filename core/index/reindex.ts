@@ -23,9 +23,8 @@ import {
   clearTitlesFillPending,
   replaceTranscriptTitles,
   titleFillTargets,
-  type TranscriptTitles,
 } from "../store/sessions_sql.ts";
-import { emptyTitles, noteTitle } from "../sessions/titles.ts";
+import { emptyTitles, noteTitle, type TranscriptTitles } from "../transcript/titles.ts";
 
 export interface RebuildResult {
   sessions: number;

@@ -4,7 +4,7 @@
  */
 import type { Context } from "../context.ts";
 import { openStore } from "../open.ts";
-import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../store/lock.ts";
 import { initCodec } from "../store/codec.ts";
 import { rebuildDerived, type RebuildResult } from "./reindex.ts";
 

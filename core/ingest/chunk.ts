@@ -8,8 +8,8 @@ import type { DerivedRows } from "../store/archive.ts";
 import { isTurn, parseLine, str } from "../transcript/records.ts";
 import { deriveTurn } from "../index/derive.ts";
 import { captureLine } from "./capture.ts";
-import type { TranscriptTitles } from "../store/sessions_sql.ts";
-import { emptyTitles, noteTitle } from "../sessions/titles.ts";
+import type { TranscriptTitles } from "../transcript/titles.ts";
+import { emptyTitles, noteTitle } from "../transcript/titles.ts";
 import { concat } from "../bytes.ts";
 import type { Observer } from "../observe/mechanical.ts";
 

@@ -7,7 +7,7 @@
 import { join } from "../posix.ts";
 import { anyTemp, sweepLeftovers } from "../fs.ts";
 import { QUEUE_DIR } from "../paths.ts";
-import { STATE_DIR, TEMP_DIR } from "../inject/state.ts";
+import { STATE_DIR, TEMP_DIR } from "../paths.ts";
 import { finishInterruptedMove } from "../move/leftover.ts";
 
 export function clearLeftovers(dataDir: string): { notes: string[]; errors: string[] } {

@@ -13,7 +13,7 @@ import { archiveOrder } from "./order.ts";
 import { notePassFinished } from "./stall.ts";
 import { keyFor } from "../transcript/session_key.ts";
 import { storePath } from "../paths.ts";
-import { LOCK_HELD, withLockedStore } from "./lock.ts";
+import { LOCK_HELD, withLockedStore } from "../store/lock.ts";
 import { clearLeftovers } from "./leftovers.ts";
 import { reserveFailureRecord, takeFailureRecord, writeFailureRecord } from "./failure.ts";
 import { missingTranscript } from "./missing.ts";

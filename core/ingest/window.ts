@@ -5,7 +5,7 @@
  */
 import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
 import type { ChunkInput, ChunkOutput } from "./chunk.ts";
-import { emptyTitles } from "../sessions/titles.ts";
+import { emptyTitles } from "../transcript/titles.ts";
 
 const NL = 0x0a;
 

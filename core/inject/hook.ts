@@ -11,7 +11,7 @@
 import { HOOK_DEADLINE_MS } from "../constants.ts";
 import { type Config, isExcluded } from "../config.ts";
 import type { Db } from "../store/db.ts";
-import { resolveScope } from "../recall/scope.ts";
+import { resolveScope } from "../open.ts";
 import { egress } from "../egress.ts";
 import { boundaries, sessionNosForId } from "../store/inject_sql.ts";
 import { buildBrief } from "./brief.ts";

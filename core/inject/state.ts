@@ -6,10 +6,7 @@
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { writeFileAtomic } from "../fs.ts";
-
-export const STATE_DIR = "state";
-/** Inside STATE_DIR: where a state file is written before it is renamed into place. */
-export const TEMP_DIR = ".tmp";
+import { STATE_DIR, TEMP_DIR } from "../paths.ts";
 
 export interface SessionState {
   injected: number[];

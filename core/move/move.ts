@@ -9,7 +9,7 @@ import type { Context } from "../context.ts";
 import type { Conversation } from "../conversation.ts";
 import { humanBytes, type Outcome, outcome, row } from "../output.ts";
 import { dataDir as resolveDataDir } from "../paths.ts";
-import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../ingest/lock.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../store/lock.ts";
 import { DIR_MODE } from "../constants.ts";
 import {
   canonical,

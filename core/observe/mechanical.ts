@@ -10,7 +10,7 @@ import {
   type Rec,
   str,
 } from "../transcript/records.ts";
-import { normalisePath } from "../index/entities.ts";
+import { normalisePath } from "../posix.ts";
 import { OBSERVATION_LIST_MAX } from "../constants.ts";
 
 export interface Mechanical {

@@ -7,7 +7,7 @@
 import type { Db } from "../store/db.ts";
 import { turnById, visibleSessionRows, visibleWhere } from "../store/query.ts";
 import { firstTurnId, sessionsWithTitleWord, titleFactsOf } from "../store/sessions_sql.ts";
-import { chooseTitle } from "../sessions/titles.ts";
+import { chooseTitle } from "../transcript/titles.ts";
 import type { Hit, SearchArgs } from "./rank.ts";
 import { tokens } from "./query.ts";
 

@@ -17,13 +17,13 @@ import {
   SEARCH_LIMIT_DEFAULT,
   SEARCH_LIMIT_MAX,
 } from "../constants.ts";
-import { EVERY_PROJECT_MCP, resolveScope } from "./scope.ts";
+import { EVERY_PROJECT_MCP, resolveScope } from "../open.ts";
 import type { Visibility } from "../store/query.ts";
 import { NO_WORDS_REASON, parseQuery } from "./query.ts";
 import { UsageError } from "../errors.ts";
 import { hitDoc, runSearch } from "./search.ts";
 import { contextWindow, emptyContext, readRecord, type RecordDoc, visibleTurn } from "./records.ts";
-import { normalisePath } from "../index/entities.ts";
+import { normalisePath } from "../posix.ts";
 
 export interface ToolEnv {
   cfg: Config;

@@ -11,7 +11,7 @@ import {
   str,
 } from "../transcript/records.ts";
 import { SHOW_ARG_CHARS } from "../constants.ts";
-import { foldCut, promptText } from "./titles.ts";
+import { foldCut, promptText } from "../transcript/titles.ts";
 import type { Change, SessionChanges } from "./changes.ts";
 
 export interface ToolResult {

@@ -11,7 +11,7 @@ import { resolveRef } from "./ref.ts";
 import { type SessionView, viewOf } from "./list.ts";
 import { addTags, clearName, removeTags, setName, tagsOf } from "../store/sessions_sql.ts";
 import { UsageError } from "../errors.ts";
-import { nameProblem, tagProblem } from "./titles.ts";
+import { nameProblem, tagProblem } from "../transcript/titles.ts";
 
 /** Every tag checked before any is written; the first bad one is named. */
 export function checkTags(tags: string[]): string[] {

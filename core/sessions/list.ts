@@ -5,7 +5,7 @@
 import { basename } from "../posix.ts";
 import type { SessionRow } from "../store/query.ts";
 import { day, durationText } from "../time.ts";
-import { chooseTitle, foldCut, type TitleSource } from "./titles.ts";
+import { chooseTitle, foldCut, type TitleSource } from "../transcript/titles.ts";
 import { LIST_TITLE_MIN, TITLE_PROMPT_CHARS } from "../constants.ts";
 import { table } from "../table.ts";
 

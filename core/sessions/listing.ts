@@ -3,7 +3,7 @@
  * the named project), filtered and ordered, as views (titles through the egress filter).
  */
 import type { Context } from "../context.ts";
-import { readInScope } from "../recall/scope.ts";
+import { readInScope } from "../open.ts";
 import { egress } from "../egress.ts";
 import { listSessions, type SessionFilters } from "../store/query.ts";
 import { type SessionView, viewOf } from "./list.ts";

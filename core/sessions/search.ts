@@ -6,7 +6,7 @@
  */
 import type { Db } from "../store/db.ts";
 import type { Context } from "../context.ts";
-import { readInScope } from "../recall/scope.ts";
+import { readInScope } from "../open.ts";
 import { egress } from "../egress.ts";
 import { initReader } from "../store/codec.ts";
 import { listSessions, type SessionRow, type Visibility } from "../store/query.ts";

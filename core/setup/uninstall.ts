@@ -7,7 +7,7 @@ import type { Env } from "../paths.ts";
 import { dataDir as resolveDataDir, storePath } from "../paths.ts";
 import { exists, join } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
-import { lockHeldMessage, tryIngestLock } from "../ingest/lock.ts";
+import { lockHeldMessage, tryIngestLock } from "../store/lock.ts";
 import { humanBytes } from "../output.ts";
 import { type Locations, locations, shellWord, versionFile } from "./locations.ts";
 import { dataLocationFile } from "../move/location.ts";

@@ -7,7 +7,8 @@ import { BLOCK_BYTES } from "../constants.ts";
 import { concat, sameBytes } from "../bytes.ts";
 import { blake3, compress, decompress, type Frame, frameBlocks, sessionChecksum } from "./codec.ts";
 import { type DerivedRows, type FtsRow, reopenIfFinal, writeDerived } from "./derived.ts";
-import { type TranscriptTitles, writeTranscriptTitles } from "./sessions_sql.ts";
+import type { TranscriptTitles } from "../transcript/titles.ts";
+import { writeTranscriptTitles } from "./sessions_sql.ts";
 
 export interface SessionState {
   sessionNo: number;

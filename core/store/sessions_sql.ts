@@ -6,6 +6,7 @@
  */
 // the connection type from its source: db.ts builds its schema from this module
 import type { DatabaseSync as Db } from "node:sqlite";
+import type { TranscriptTitles } from "../transcript/titles.ts";
 
 export const SESSIONS_DDL = `
 CREATE TABLE IF NOT EXISTS session_names (
@@ -27,14 +28,6 @@ CREATE TABLE IF NOT EXISTS session_titles (
   first_prompt TEXT
 );
 `;
-
-/** The titles one run of records gave (the last of each kind, the first typed prompt). */
-export interface TranscriptTitles {
-  customTitle: string | null;
-  aiTitle: string | null;
-  summary: string | null;
-  firstPrompt: string | null;
-}
 
 /** Whether the store has these tables yet (a store made before them, opened read-only). */
 export function hasSessionTables(db: Db): boolean {

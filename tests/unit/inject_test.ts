@@ -9,7 +9,7 @@ import { NOW, pass, type UnitBox, unitBox, withStore } from "./world.ts";
 import { query } from "../helpers.ts";
 import { Session } from "../inject_helpers.ts";
 import { defaultConfig } from "../../core/config.ts";
-import { resolveScope } from "../../core/recall/scope.ts";
+import { resolveScope } from "../../core/open.ts";
 import { buildBrief } from "../../core/inject/brief.ts";
 import { recall, select } from "../../core/inject/prompt.ts";
 import { spellings } from "../../core/inject/spellings.ts";

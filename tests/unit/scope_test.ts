@@ -10,7 +10,7 @@ import { DatabaseSync } from "node:sqlite";
 import { NOW, pass, unitBox, watched, withStore } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { defaultConfig } from "../../core/config.ts";
-import { resolveScope } from "../../core/recall/scope.ts";
+import { resolveScope } from "../../core/open.ts";
 import { coveringPrefixes, projectCovering } from "../../core/store/query.ts";
 import { ensureHistoryTables, insertHistory } from "../../core/store/history_sql.ts";
 import { covers } from "../../core/paths.ts";

@@ -5,7 +5,7 @@
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { LOCK_FILE } from "../paths.ts";
-import { type Db, openWrite } from "../store/db.ts";
+import { type Db, openWrite } from "./db.ts";
 
 export interface Lock {
   release(): void;

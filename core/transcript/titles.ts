@@ -4,9 +4,16 @@
  * generated ai-title or summary record, then the first prompt they typed, cut short.
  * Also the rules a name and a tag must meet. Pure: no store.
  */
-import { isTyped, messageText, type Rec, slashCommand, str } from "../transcript/records.ts";
-import type { TranscriptTitles } from "../store/sessions_sql.ts";
+import { isTyped, messageText, type Rec, slashCommand, str } from "./records.ts";
 import { TAG_MAX_CHARS, TITLE_MAX_CHARS, TITLE_PROMPT_CHARS } from "../constants.ts";
+
+/** The titles one run of records gave (the last of each kind, the first typed prompt). */
+export interface TranscriptTitles {
+  customTitle: string | null;
+  aiTitle: string | null;
+  summary: string | null;
+  firstPrompt: string | null;
+}
 
 export type TitleSource = "name" | "custom-title" | "ai-title" | "summary" | "prompt";
 
