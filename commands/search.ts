@@ -7,7 +7,7 @@ import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
 import { type Hit, hitDoc, runSearch, type TitleHit } from "../core/recall/search.ts";
-import type { Candidate } from "../core/store/query.ts";
+import type { Candidate } from "../core/store/search_candidates.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";

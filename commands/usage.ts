@@ -9,7 +9,7 @@ import { resolveAll } from "../core/setup_context.ts";
 import { openRead } from "../core/store/db.ts";
 import { type Bucket, footprint, readUsage } from "../core/store/maintenance.ts";
 import { handleCounts } from "../core/store/sessions_sql.ts";
-import { visibleWhere } from "../core/store/query.ts";
+import { visibleWhere } from "../core/store/visibility.ts";
 
 const empty = () => ({
   sessions: 0,

@@ -12,7 +12,8 @@ import { DERIVED_SCHEMA } from "./constants.ts";
 import { resolve } from "./posix.ts";
 import type { Config } from "./config.ts";
 import { isExcluded } from "./config.ts";
-import { projectCovering, type Visibility } from "./store/query.ts";
+import { projectCovering } from "./store/projects.ts";
+import { type Visibility } from "./store/visibility.ts";
 
 export type StoreOpen =
   | { db: Db; r: Resolved; format: StoreFormat; warnings: string[] }

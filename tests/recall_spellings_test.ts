@@ -9,7 +9,7 @@ import { openRead } from "../core/store/db.ts";
 import { recall } from "../core/inject/prompt.ts";
 import { spellings } from "../core/inject/spellings.ts";
 import { THRESHOLDS } from "../core/inject/thresholds.ts";
-import { structuralLookup } from "../core/recall/rank.ts";
+import { structuralLookup } from "../core/recall/lookup.ts";
 import { isFileName } from "../core/recall/structural.ts";
 
 const P = "/nonexistent/terminus-spell/proj";

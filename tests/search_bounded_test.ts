@@ -8,12 +8,8 @@ import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import {
-  type CandidateReads,
-  clausePages,
-  type CommonRule,
-  ftsSegments,
-} from "../core/store/query.ts";
+import { type CandidateReads, type CommonRule } from "../core/store/search_candidates.ts";
+import { clausePages, ftsSegments } from "../core/store/fts_pages.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
 const SMALL_SID = "24242424-0000-4000-8000-000000000002";

@@ -11,7 +11,7 @@ import { cliOk, corpusRoots, parseEnvelope, runCli, sandbox, writeConfig } from 
 import { ingest, put, type Rec, Transcript, world } from "./read_helpers.ts";
 import { openRead } from "../core/store/db.ts";
 import { initReader } from "../core/store/codec.ts";
-import { listSessions } from "../core/store/query.ts";
+import { listSessions } from "../core/store/session_listing.ts";
 import { loadSession } from "../core/sessions/load.ts";
 import { type Change, diffLines, sameLines, sessionChanges } from "../core/sessions/changes.ts";
 import { renderText } from "../core/sessions/render.ts";

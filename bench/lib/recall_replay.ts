@@ -12,7 +12,7 @@ import { spellings } from "../../core/inject/spellings.ts";
 import { THRESHOLDS } from "../../core/inject/thresholds.ts";
 import { judge } from "../../core/feedback/labels.ts";
 import { PROMPT_CHARS_DEFAULT } from "../../core/constants.ts";
-import { structuralLookup } from "../../core/recall/rank.ts";
+import { structuralLookup } from "../../core/recall/lookup.ts";
 import { entityMatches, isPathSpelling } from "../../core/recall/structural.ts";
 import { laterEntities } from "../../core/store/decisions.ts";
 

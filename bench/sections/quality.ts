@@ -45,7 +45,7 @@ import { transcriptBytes } from "./real.ts";
 import { pct, resolveQueries } from "./search.ts";
 import { ENTITY_WEIGHTS, PHRASE_BONUS, rank } from "../../core/recall/rank.ts";
 import { parseQuery } from "../../core/recall/query.ts";
-import type { CandidateReads } from "../../core/store/query.ts";
+import type { CandidateReads } from "../../core/store/search_candidates.ts";
 import { SEARCH_COMMON_PAGES } from "../../core/constants.ts";
 import { SCALE_SIZES } from "../lib/scale_corpus.ts";
 

@@ -190,7 +190,8 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
   const { search } = await import("../../core/recall/search.ts");
   const { rank } = await import("../../core/recall/rank.ts");
   const { parseQuery } = await import("../../core/recall/query.ts");
-  const { searchCandidates, visibleWhere } = await import("../../core/store/query.ts");
+  const { searchCandidates } = await import("../../core/store/search_candidates.ts");
+  const { visibleWhere } = await import("../../core/store/visibility.ts");
   const { openRead } = await import("../../core/store/db.ts");
   const { initReader } = await import("../../core/store/codec.ts");
   const { egress } = await import("../../core/egress.ts");

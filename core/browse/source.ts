@@ -6,7 +6,8 @@
 import type { Config } from "../config.ts";
 import type { Db } from "../store/db.ts";
 import { openWrite } from "../store/db.ts";
-import { listSessions, type Visibility } from "../store/query.ts";
+import { listSessions } from "../store/session_listing.ts";
+import { type Visibility } from "../store/visibility.ts";
 import { egress, isRedacting } from "../egress.ts";
 import { asPrefix, parseQuery } from "../recall/query.ts";
 import { rank } from "../recall/rank.ts";

@@ -3,7 +3,7 @@
  * project. Only `terminus search` calls this; hooks and MCP read turns alone.
  */
 import type { Db } from "../store/db.ts";
-import type { Visibility } from "../store/query.ts";
+import type { Visibility } from "../store/visibility.ts";
 import { historyIndexKeepsPositions, searchHistory } from "../store/history_sql.ts";
 import type { Query } from "../recall/query.ts";
 import { cutExcerpt, fold } from "../recall/excerpt.ts";

@@ -3,7 +3,7 @@
  * off. Day only, so the text is byte-stable; only the two quotes shrink to fit brief_chars.
  */
 import type { Db } from "../store/db.ts";
-import type { Visibility } from "../store/query.ts";
+import type { Visibility } from "../store/visibility.ts";
 import {
   lastReplyQuote,
   lastTypedQuote,

@@ -3,7 +3,8 @@
  * earlier turns that match on something structural, and log the decision either way.
  */
 import type { Db } from "../store/db.ts";
-import { uuidsIn, type Visibility } from "../store/query.ts";
+import { uuidsIn } from "../store/turns.ts";
+import { type Visibility } from "../store/visibility.ts";
 import {
   boundaries,
   droppedTurnIds,
@@ -11,7 +12,8 @@ import {
   quotesFor,
   sessionNosForId,
 } from "../store/inject_sql.ts";
-import { type Hit, promptWords, structuralLookup } from "../recall/rank.ts";
+import type { Hit } from "../recall/rank.ts";
+import { promptWords, structuralLookup } from "../recall/lookup.ts";
 import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./frame.ts";
 import { eligible, type Thresholds } from "./thresholds.ts";
 

@@ -5,7 +5,7 @@
 import type { Context } from "../context.ts";
 import { openStore } from "../open.ts";
 import { readInScope } from "../open.ts";
-import { listObservations, type ObservationRow } from "../store/query.ts";
+import { listObservations, type ObservationRow } from "../store/observations_list.ts";
 import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../store/lock.ts";
 import { initReader } from "../store/codec.ts";
 import { regenerate, type RegenerateResult } from "./step.ts";

@@ -9,7 +9,8 @@ import {
   unobservedClosed,
   writeObservation,
 } from "../store/observations_sql.ts";
-import { listObservations, type Visibility } from "../store/query.ts";
+import { listObservations } from "../store/observations_list.ts";
+import { type Visibility } from "../store/visibility.ts";
 import { LINE_CAP_BYTES, OBSERVE_PER_PASS } from "../constants.ts";
 import { observe } from "./mechanical.ts";
 import { initReader } from "../store/codec.ts";

@@ -10,8 +10,8 @@ import {
   turnById,
   type TurnRecord,
   turnsInRange,
-  type Visibility,
-} from "../store/query.ts";
+} from "../store/turns.ts";
+import { type Visibility } from "../store/visibility.ts";
 import { cutExcerpt, turnBytes, turnText } from "./excerpt.ts";
 import { isRedacting, redactLine } from "../egress.ts";
 

@@ -5,7 +5,9 @@
  * number and title.
  */
 import type { Db } from "../store/db.ts";
-import { turnById, visibleSessionRows, visibleWhere } from "../store/query.ts";
+import { turnById } from "../store/turns.ts";
+import { visibleSessionRows } from "../store/session_listing.ts";
+import { visibleWhere } from "../store/visibility.ts";
 import { firstTurnId, sessionsWithTitleWord, titleFactsOf } from "../store/sessions_sql.ts";
 import { chooseTitle } from "../transcript/titles.ts";
 import type { Hit, SearchArgs } from "./rank.ts";

@@ -18,7 +18,7 @@ import {
   SEARCH_LIMIT_MAX,
 } from "../constants.ts";
 import { EVERY_PROJECT_MCP, resolveScope } from "../open.ts";
-import type { Visibility } from "../store/query.ts";
+import type { Visibility } from "../store/visibility.ts";
 import { NO_WORDS_REASON, parseQuery } from "./query.ts";
 import { UsageError } from "../errors.ts";
 import { hitDoc, runSearch } from "./search.ts";

@@ -11,7 +11,7 @@ import { compactStore } from "../store/maintenance.ts";
 import type { FileSizes } from "../store/inspect.ts";
 import type { Resolved } from "../setup_context.ts";
 import { predatesBuild } from "../open.ts";
-import { listSessions, type SessionRow } from "../store/query.ts";
+import { listSessions, type SessionRow } from "../store/session_listing.ts";
 import {
   clearFromSnapshot,
   deleteFacts,

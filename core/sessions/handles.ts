@@ -3,7 +3,7 @@
  * transaction, so bad input changes nothing.
  */
 import { type Db, openWrite, transaction } from "../store/db.ts";
-import { listSessions } from "../store/query.ts";
+import { listSessions } from "../store/session_listing.ts";
 import type { Context } from "../context.ts";
 import { openStore, predatesBuild } from "../open.ts";
 import { NotFoundError, TerminusError } from "../errors.ts";

@@ -3,7 +3,7 @@
  * tags, duration and the command that resumes it in Claude Code.
  */
 import { basename } from "../posix.ts";
-import type { SessionRow } from "../store/query.ts";
+import type { SessionRow } from "../store/session_listing.ts";
 import { day, durationText } from "../time.ts";
 import { chooseTitle, foldCut, type TitleSource } from "../transcript/titles.ts";
 import { LIST_TITLE_MIN, TITLE_PROMPT_CHARS } from "../constants.ts";

@@ -5,7 +5,7 @@
 import type { Context } from "../context.ts";
 import { readInScope } from "../open.ts";
 import { egress } from "../egress.ts";
-import { listSessions, type SessionFilters } from "../store/query.ts";
+import { listSessions, type SessionFilters } from "../store/session_listing.ts";
 import { type SessionView, viewOf } from "./list.ts";
 
 export interface Listing {

@@ -4,12 +4,13 @@
  */
 import type { Db } from "../store/db.ts";
 import { readWholeStream } from "../store/archive.ts";
-import { listSessions, type Visibility } from "../store/query.ts";
+import { listSessions } from "../store/session_listing.ts";
+import { type Visibility } from "../store/visibility.ts";
 import { egress, redactLine } from "../egress.ts";
 import { type Rec } from "../transcript/records.ts";
 import { type SessionView, viewOf } from "./list.ts";
 import type { SubagentLink } from "./conversation.ts";
-import type { SessionRow } from "../store/query.ts";
+import type { SessionRow } from "../store/session_listing.ts";
 import { turnIdsByUuid } from "../store/sessions_sql.ts";
 
 export interface LoadedSession {

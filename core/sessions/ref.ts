@@ -9,7 +9,7 @@ import { REF_PREFIX_MIN } from "../constants.ts";
 import { NotFoundError, UsageError } from "../errors.ts";
 import { resolve } from "../posix.ts";
 import type { Db } from "../store/db.ts";
-import { listSessions, type SessionRow, sessionsMatching } from "../store/query.ts";
+import { listSessions, type SessionRow, sessionsMatching } from "../store/session_listing.ts";
 import { keyFor } from "../transcript/session_key.ts";
 
 const NUMBER = /^#?(\d+)$/;

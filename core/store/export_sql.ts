@@ -1,6 +1,6 @@
 /** Export's SQL: the visible sessions with what the manifest says of each, and their blocks. */
 import { type Db, readTransaction } from "./db.ts";
-import { type Visibility, visibleWhere } from "./query.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
 import { decompress } from "./codec.ts";
 
 export interface ExportSession {

@@ -3,7 +3,7 @@
  * quotes come from `turn_text`, written at ingest for the turns a hook may quote.
  */
 import type { Db } from "./db.ts";
-import { type Visibility, visibleWhere } from "./query.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
 import { turnId } from "./ids.ts";
 
 export interface BriefSession {

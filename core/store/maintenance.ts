@@ -5,7 +5,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { type Db, readTransaction } from "./db.ts";
 import { type FileSizes, fileSizes } from "./inspect.ts";
-import { type Visibility, visibleWhere } from "./query.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
 import { BUSY_TIMEOUT_WRITE_MS, SQLITE_LOCK_BYTE_OFFSET } from "../constants.ts";
 import { StoreError } from "../errors.ts";
 import { ptrmapObjects } from "./ptrmap.ts";

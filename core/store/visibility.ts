@@ -1,6 +1,6 @@
 /**
  * Which sessions a read may see, as SQL. On its own so the history and session queries can
- * share it without importing each other (core/store/query.ts re-exports it).
+ * share it without importing each other.
  */
 
 /** Which sessions a read may see: one project (or every project), minus excluded ones. */

@@ -11,7 +11,7 @@ import { NOW, pass, unitBox, watched, withStore } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { defaultConfig } from "../../core/config.ts";
 import { resolveScope } from "../../core/open.ts";
-import { coveringPrefixes, projectCovering } from "../../core/store/query.ts";
+import { coveringPrefixes, projectCovering } from "../../core/store/projects.ts";
 import { ensureHistoryTables, insertHistory } from "../../core/store/history_sql.ts";
 import { covers } from "../../core/paths.ts";
 import { ensurePassIndexes } from "../../core/store/pass_indexes.ts";

@@ -1,0 +1,441 @@
+/**
+ * Search's candidate read: the turns a query's clauses hold, bounded by SEARCH_READ_CAP, with
+ * the phrase's walk past the window, the BM25 of each candidate and the spec's total order.
+ * Every read takes a `Visibility` so exclusion binds it.
+ */
+import { cached, cachedArrays, type Db } from "./db.ts";
+import { SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.ts";
+import { turnId } from "./ids.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
+import { clausePages, ftsSegments } from "./fts_pages.ts";
+
+export interface Candidate {
+  id: number;
+  relevance: number;
+  sessionNo: number;
+  sessionKey: string;
+  project: string | null;
+  recordType: string;
+  ts: string | null;
+  sidechain: boolean;
+  streamOffset: number;
+  byteLen: number;
+  evicted: boolean;
+  isToolResult: boolean;
+  toolName: string | null;
+  uuid: string | null;
+}
+
+export interface SearchFilters {
+  tool?: string | null;
+  kind?: string | null;
+  paths?: string[];
+  since?: string | null;
+  until?: string | null;
+  /** Only these sessions' turns (the post-compaction window). */
+  sessionNo?: number | null;
+  /** Only prompts a person typed (see isTyped). */
+  prompts?: boolean;
+  /** Only turns a hook may quote: prompts and replies, never tool results. */
+  quotable?: boolean;
+  /** Only turns archived by then (replay: the index as a decision saw it). */
+  maxId?: number;
+}
+
+export const CANDIDATE_COLUMNS =
+  `t.id AS id, t.session_no AS sessionNo, s.session_key AS sessionKey,
+  m.project AS project, t.record_type AS recordType, t.ts AS ts, t.is_sidechain AS sidechain,
+  t.stream_offset AS streamOffset, t.byte_len AS byteLen, COALESCE(m.is_evicted, 0) AS evicted,
+  t.is_tool_result AS isToolResult, t.tool_name AS toolName, t.uuid AS uuid`;
+
+/**
+ * A candidate from its row, read as an array of CANDIDATE_COLUMNS' values in their order:
+ * node:sqlite builds a row of named columns several times slower than an array, and a fresh
+ * process pays most of that on its first statement (a search's 1,000-row read took 15 ms as
+ * objects, 6.6 as arrays, at ~3 GB).
+ */
+export function toCandidate(r: unknown[], relevance = 0): Candidate {
+  return {
+    id: r[0] as number,
+    relevance,
+    sessionNo: r[1] as number,
+    sessionKey: r[2] as string,
+    project: (r[3] as string | null) ?? null,
+    recordType: r[4] as string,
+    ts: (r[5] as string | null) ?? null,
+    sidechain: r[6] === 1,
+    streamOffset: r[7] as number,
+    byteLen: r[8] as number,
+    evicted: r[9] === 1,
+    isToolResult: r[10] === 1,
+    toolName: (r[11] as string | null) ?? null,
+    uuid: (r[12] as string | null) ?? null,
+  };
+}
+/** Where the column after CANDIDATE_COLUMNS (relevance, act) sits in an array row. */
+export const AFTER_CANDIDATE = 13;
+
+/** What a search's candidate read did (for the bounded-read test and the bench). */
+export interface CandidateReads {
+  /** Rows each bounded read took from the index (at most its cap each). */
+  rows: number[];
+  /** Whether a read stopped at its cap, so older matches were left unread. */
+  capped: boolean;
+  /** The clauses scored as common (they add nothing alike; no walk of their doclists). */
+  common?: string[];
+}
+
+/** When a clause counts as common (SEARCH_COMMON_PAGES by default). */
+export interface CommonRule {
+  /**
+   * The one-word clauses scored exactly span fewer leaf pages of the index than this, together;
+   * the longest are common until they do (so one this long or longer always is).
+   */
+  pages: number;
+}
+
+export const COMMON_RULE: CommonRule = { pages: SEARCH_COMMON_PAGES };
+
+export interface CandidateOptions {
+  /** The words in the order typed, as one FTS5 phrase: a turn that says them gets the bonus. */
+  phrase?: string | null;
+  phraseBonus?: number;
+  /** Matching rows read, newest first (SEARCH_READ_CAP by default). */
+  readCap?: number;
+  reads?: CandidateReads;
+  common?: CommonRule;
+}
+
+/**
+ * The rowids a MATCH holds from `newest` down to `oldest`. FTS5 walks a doclist from one end
+ * and seeks to neither bound: forwards from its oldest row (a window of 67k rows of a 359k-row
+ * doclist cost the whole walk), or backwards from its newest, stopping when the reader stops
+ * (`erk` at ~3 GB, ten rows below a bound: 1.5 ms from the newest end, 9.3 from the middle).
+ * So a window in the older half of the index is read forwards in one statement, one in the
+ * newer half backwards, stopped at the first row past `oldest` (backwards costs more a row,
+ * about twice on the 200 MB store, but walks only from the nearer end).
+ */
+function heldBetween(db: Db, match: string, oldest: number, newest: number): Set<number> {
+  if (nearerOldEnd(db, oldest)) {
+    return new Set([...upFrom(db, match, oldest, newest)].map((r) => r[0]));
+  }
+  const out = new Set<number>();
+  for (const [id] of downFrom(db, match, newest)) {
+    if (id < oldest) break;
+    out.add(id);
+  }
+  return out;
+}
+
+/** Whether `id` lies nearer the index's oldest row than its newest (or the index is one row). */
+function nearerOldEnd(db: Db, id: number): boolean {
+  // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
+  const lo =
+    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  const hi =
+    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  return hi <= lo || id - lo < hi - id;
+}
+
+/** The rowids `match` holds from `from` to `to`, oldest first (FTS5 walks from its oldest row). */
+function upFrom(db: Db, match: string, from: number, to: number): IterableIterator<[number]> {
+  return cachedArrays(
+    db,
+    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
+  ).iterate(match, from, to) as unknown as IterableIterator<[number]>;
+}
+
+/**
+ * FTS5 candidates ranked by BM25 with the spec's total order, at most `pool`. With no clauses
+ * (filters alone), every turn the filters pass, newest first, relevance 0.
+ *
+ * The read is bounded: the MATCH (every clause ANDed) reads at most `readCap` rows that pass the
+ * scope and filters, newest first (FTS5 walks its doclists in rowid order, and a turn's id grows
+ * with the archive). A word rarer than that is ranked exactly; a common one over its newest
+ * `readCap` rows in the scope, so a small scope still gets every row of its own. A turn among
+ * them that says the words in the order typed (`phrase`) gets `phraseBonus` on top, found by a
+ * MATCH of the phrase over the same rowid window.
+ *
+ * BM25 is FTS5's own for every clause but the common ones: FTS5 computes a clause's idf by
+ * walking its whole doclist, once per statement, and a clause most turns hold costs that walk
+ * for almost nothing (its idf is small, and every candidate holds it). The longest clauses are
+ * common (`common`) until the rest span fewer leaf pages than its rule together; a common one
+ * adds nothing, to every candidate alike, and the rest are scored by a `bm25()` MATCH of them
+ * alone over the candidates' window, which walks only their doclists.
+ */
+export function searchCandidates(
+  db: Db,
+  clauses: string[] | null,
+  vis: Visibility,
+  f: SearchFilters,
+  pool: number,
+  o: CandidateOptions = {},
+): Candidate[] {
+  const readCap = o.readCap ?? SEARCH_READ_CAP;
+  const reads = o.reads;
+  const w = visibleWhere(vis);
+  const where = [w.sql];
+  const params: (string | number)[] = [...w.params];
+  if (f.kind) {
+    where.push("t.record_type = ?");
+    params.push(f.kind);
+  }
+  if (f.tool) {
+    where.push(
+      "EXISTS (SELECT 1 FROM entities e WHERE e.turn_id = t.id AND e.kind = 'tool' AND e.value = ?)",
+    );
+    params.push(f.tool);
+  }
+  if (f.paths && f.paths.length) {
+    where.push(
+      `EXISTS (SELECT 1 FROM paths p WHERE p.turn_id = t.id AND p.path IN (${
+        f.paths.map(() => "?").join(",")
+      }))`,
+    );
+    params.push(...f.paths);
+  }
+  if (f.since) {
+    where.push("t.ts IS NOT NULL AND t.ts >= ?");
+    params.push(f.since);
+  }
+  if (f.until) {
+    where.push("t.ts IS NOT NULL AND t.ts <= ?");
+    params.push(f.until);
+  }
+  if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
+  // what a person typed (is_typed): no tool result, compaction summary, harness text or
+  // subagent prompt, which Claude Code all files as user records too
+  if (f.prompts) where.push("t.is_typed = 1");
+  // bounds on the id go on the index's rowid too, where FTS5 seeks rather than filters
+  const idLo = f.sessionNo != null ? turnId(f.sessionNo, 0) : null;
+  const idHi = f.sessionNo != null ? turnId(f.sessionNo + 1, 0) - 1 : null;
+  const maxId = f.maxId !== undefined ? Math.min(f.maxId, idHi ?? Number.MAX_SAFE_INTEGER) : idHi;
+  if (clauses === null || clauses.length === 0) {
+    if (idLo !== null) {
+      where.push("t.id >= ?");
+      params.push(idLo);
+    }
+    if (maxId !== null) {
+      where.push("t.id <= ?");
+      params.push(maxId);
+    }
+    params.push(pool);
+    return (cachedArrays(
+      db,
+      `SELECT ${CANDIDATE_COLUMNS}
+       FROM turns t JOIN sessions s ON s.session_no = t.session_no
+         LEFT JOIN session_meta m ON m.session_no = t.session_no
+       WHERE ${where.join(" AND ")}
+       ORDER BY t.ts IS NULL ASC, t.ts DESC, t.id DESC
+       LIMIT ?`,
+    ).all(...params) as unknown as unknown[][]).map((r) => toCandidate(r));
+  }
+  // a project's turns lie between its first and last session's ids: the read is bounded to that
+  // range (FTS5 still walks to it from the newest end: it seeks to neither bound)
+  let lo = idLo ?? 0;
+  let hi = maxId ?? Number.MAX_SAFE_INTEGER;
+  if (vis.project !== null) {
+    const span = cached(
+      db,
+      "SELECT min(session_no) AS lo, max(session_no) AS hi FROM session_meta WHERE project = ?",
+    ).get(vis.project) as { lo: number | null; hi: number | null };
+    if (span.lo === null || span.hi === null) return [];
+    lo = Math.max(lo, turnId(span.lo, 0));
+    hi = Math.min(hi, turnId(span.hi + 1, 0) - 1);
+  }
+  const match = clauses.join(" AND ");
+  // which clauses are common: only an index large enough for a doclist walk to cost has any
+  const rule = o.common ?? COMMON_RULE;
+  const common = new Set<number>();
+  const segs = ftsSegments(db);
+  // the clauses scored exactly span fewer than `rule.pages` leaf pages together, since the idf
+  // walk reads all of them: the longest are common first (one that long alone always is)
+  const counted = clauses.map((c, i) => ({ i, pages: clausePages(db, c, segs) }))
+    .filter((x): x is { i: number; pages: number } => x.pages !== null)
+    .sort((a, b) => b.pages - a.pages || a.i - b.i);
+  let exact = counted.reduce((n, x) => n + x.pages, 0);
+  for (const x of counted) {
+    if (exact < rule.pages) break;
+    common.add(x.i);
+    exact -= x.pages;
+  }
+  if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
+  const rows = cachedArrays(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}, ${
+      common.size ? "0 AS relevance" : "-bm25(turns_fts) AS relevance"
+    }
+     FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+       JOIN sessions s ON s.session_no = t.session_no
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE turns_fts MATCH ? AND turns_fts.rowid >= ? AND turns_fts.rowid <= ?
+       AND ${where.join(" AND ")}
+     ORDER BY turns_fts.rowid DESC
+     LIMIT ?`,
+  ).all(match, lo, hi, ...params, readCap) as unknown as unknown[][];
+  const cands = rows.map((r) => toCandidate(r, r[AFTER_CANDIDATE] as number));
+  const capped = cands.length >= readCap;
+  if (reads) {
+    reads.rows.push(cands.length);
+    if (capped) reads.capped = true;
+  }
+  if (!cands.length) return cands;
+  const newest = cands[0].id;
+  if (common.size) {
+    // a clause every candidate holds and most turns do tells them apart by its count alone,
+    // for the price of its doclist's walk: it adds nothing, to every candidate alike
+    const rare = clauses.filter((_, i) => !common.has(i));
+    if (rare.length) {
+      // FTS5's own BM25 for the rest, for the candidates alone; its idf walk is over these
+      // clauses' doclists only
+      const score = bm25Of(db, rare, cands);
+      for (const c of cands) c.relevance += score.get(c.id) ?? 0;
+    }
+  }
+  if (o.phrase && o.phraseBonus) {
+    const oldest = cands[cands.length - 1].id;
+    if (!capped) {
+      // every match was read: a turn that says the words in order is among them
+      const said = heldBetween(db, o.phrase, oldest, newest);
+      if (reads) reads.rows.push(said.size);
+      for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
+    } else {
+      // The read stopped at its cap, so it holds only the newest matches: a turn that says the
+      // words in order further back would never be ranked, and at a few GB a query of everyday
+      // words matches far more than the cap. The phrase's own walk goes on below the window,
+      // for up to `pool` turns that say it (they pass the scope and filters like the rest).
+      const window = new Set(cands.map((c) => c.id));
+      const h = phraseHolders(db, o.phrase, window, oldest, newest, lo, pool);
+      if (reads) reads.rows.push(h.said.size);
+      for (const c of cands) if (h.said.has(c.id)) c.relevance += o.phraseBonus;
+      if (h.below.length) {
+        const older = olderSayers(db, h.below, where, params, clauses, common);
+        if (reads) reads.rows.push(older.length);
+        for (const c of older) c.relevance += o.phraseBonus;
+        cands.push(...older);
+      }
+    }
+  }
+  return cands.sort(candidateOrder).slice(0, pool);
+}
+
+/** The rowids `match` holds, newest first from `newest`, read only as far as the caller steps. */
+function downFrom(db: Db, match: string, newest: number): IterableIterator<[number]> {
+  return cachedArrays(
+    db,
+    "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
+  ).iterate(match, newest) as unknown as IterableIterator<[number]>;
+}
+
+/**
+ * The rowids saying `phrase`, walked newest first from `newest`: every one of the `window`'s
+ * candidates down to `oldest` (`said`), then the nearest `more` below it, down to `floor`
+ * (`below`). Read from the index's nearer end, as heldBetween is: backwards a phrase said often
+ * stops soon past `oldest`, and one only old turns say costs the walk to `floor`. A window whose
+ * candidates already hold `more` sayers fills the pool with them, so nothing below is read: a
+ * path said in most of its matches (all its words common) walked past it for 200 more sayers'
+ * positions, search's tail at ~3 GB.
+ */
+function phraseHolders(
+  db: Db,
+  phrase: string,
+  window: Set<number>,
+  oldest: number,
+  newest: number,
+  floor: number,
+  more: number,
+): { said: Set<number>; below: number[] } {
+  const said = new Set<number>();
+  let below: number[] = [];
+  if (nearerOldEnd(db, oldest)) {
+    // forwards, as heldBetween reads such a window: the nearest below it are the last seen
+    for (const [id] of upFrom(db, phrase, floor, newest)) {
+      if (id >= oldest) {
+        if (window.has(id)) said.add(id);
+      } else if (below.push(id) >= 2 * more) below = below.slice(-more);
+    }
+    return { said, below: said.size >= more ? [] : below.slice(-more) };
+  }
+  for (const [id] of downFrom(db, phrase, newest)) {
+    if (id < floor) break;
+    if (id >= oldest) {
+      if (window.has(id)) said.add(id);
+    } else if (said.size >= more || below.push(id) >= more) break;
+  }
+  return { said, below };
+}
+
+/**
+ * The candidates for turns found below the read's window by their phrase, those the scope and
+ * filters pass, scored as the window's are: BM25 of the clauses not common (every clause when
+ * none is), a common one adding nothing to them as to the rest.
+ */
+function olderSayers(
+  db: Db,
+  ids: number[],
+  where: string[],
+  params: (string | number)[],
+  clauses: string[],
+  common: Set<number>,
+): Candidate[] {
+  const rows = cachedArrays(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}
+     FROM turns t JOIN sessions s ON s.session_no = t.session_no
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE t.id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}
+     ORDER BY t.id DESC`,
+  ).all(JSON.stringify(ids), ...params) as unknown as unknown[][];
+  const out = rows.map((r) => toCandidate(r));
+  const scored = clauses.filter((_, i) => !common.has(i));
+  if (!out.length || !scored.length) return out;
+  const score = bm25Of(db, scored, out);
+  for (const c of out) c.relevance = score.get(c.id) ?? 0;
+  return out;
+}
+
+/**
+ * FTS5's BM25 of `clauses` for `cands` alone (newest first, each holding every clause): read
+ * newest first from the newest of them, so only that stretch of each doclist is walked and the
+ * LIMIT stops it at the oldest; `+rowid` keeps the id list a filter, not one seek per id.
+ */
+function bm25Of(db: Db, clauses: string[], cands: Candidate[]): Map<number, number> {
+  return new Map(
+    cachedArrays(
+      db,
+      `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
+       WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
+       ORDER BY rowid DESC LIMIT ?`,
+    ).all(
+      clauses.join(" AND "),
+      cands[0].id,
+      JSON.stringify(cands.map((c) => c.id)),
+      cands.length,
+    ) as unknown as [number, number][],
+  );
+}
+
+/** What the spec's total order reads: relevance, then main thread first, newer, lower id. */
+export interface Ordered {
+  relevance: number;
+  sidechain: boolean;
+  ts: string | null;
+}
+
+/** The spec's total order: relevance, main thread before subagent, newer, then lower id. */
+export function totalOrder<T extends Ordered>(id: (x: T) => number): (a: T, b: T) => number {
+  return (a, b) => {
+    if (a.relevance !== b.relevance) return b.relevance - a.relevance;
+    if (a.sidechain !== b.sidechain) return a.sidechain ? 1 : -1;
+    if (a.ts !== b.ts) {
+      if (a.ts === null) return 1;
+      if (b.ts === null) return -1;
+      return a.ts < b.ts ? 1 : -1;
+    }
+    return id(a) - id(b);
+  };
+}
+
+const candidateOrder = totalOrder<Candidate>((c) => c.id);
