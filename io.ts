@@ -3,8 +3,8 @@
  * stdin, goes through here, so a use case called in process (tests/unit/) never touches them.
  */
 import { type Chunk, escapeControls } from "./core/output.ts";
-import type { Conversation } from "./core/conversation.ts";
-import type { Streams, Terminal } from "./core/terminal.ts";
+import type { Dialogue } from "./core/dialogue.ts";
+import type { Streams, Terminal } from "./core/streams.ts";
 
 const encoder = new TextEncoder();
 
@@ -95,7 +95,7 @@ export async function readLine(max = Infinity): Promise<string | null> {
 }
 
 /** The process's own stdout, stderr and stdin, as a command that talks as it goes uses them. */
-export const terminal: Conversation = {
+export const dialogue: Dialogue = {
   say: (text) => void writeAll("stdout", [escapeControls(text)]),
   warn: (text) => void writeAll("stderr", [escapeControls(text)]),
   ask: (question) => {

@@ -18,7 +18,7 @@ import {
   render,
 } from "./core/output.ts";
 import { processEnv } from "./core/paths.ts";
-import { isTerminal, streams, terminal, writeAll } from "./io.ts";
+import { dialogue, isTerminal, streams, writeAll } from "./io.ts";
 
 const encoder = new TextEncoder();
 
@@ -158,7 +158,7 @@ async function main(argv: string[]): Promise<number> {
   let result: Outcome;
   try {
     const ctx = processContext();
-    ctx.io = terminal; // not a spread, which would work out the lazy `self` on every run
+    ctx.io = dialogue; // not a spread, which would work out the lazy `self` on every run
     ctx.streams = streams;
     if (!parsed.json && !cmd.unattended && isTerminal("stderr")) {
       ctx.progress = terminalProgress;

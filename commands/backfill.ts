@@ -5,7 +5,7 @@
 import type { Command, CommandHelp } from "./types.ts";
 import { humanBytes, outcome, row } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
-import { resolveAll } from "../core/setup_context.ts";
+import { resolveAll } from "../core/resolve.ts";
 import { runBackfillPasses } from "../core/ingest/whole.ts";
 import { humanEstimate, sizeBackfill, startBackfill } from "../core/ingest/backfill.ts";
 import { BACKFILL_NICENESS } from "../core/constants.ts";

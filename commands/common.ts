@@ -1,7 +1,7 @@
 /** Small pieces the read commands share: opening the store, scope, and flag values. */
 import type { Context } from "../core/context.ts";
 import { UsageError } from "../core/errors.ts";
-import type { Resolved } from "../core/setup_context.ts";
+import type { Resolved } from "../core/resolve.ts";
 import type { Db } from "../core/store/db.ts";
 import { openStore, type StoreOpen } from "../core/open.ts";
 import { resolveScope, type Scope } from "../core/open.ts";

@@ -6,7 +6,7 @@ import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
 import { emptyImport, type ImportResult } from "../core/history/import.ts";
-import { runImportHistory } from "../core/history/run.ts";
+import { runImportHistory } from "../core/history/import_history.ts";
 
 function summary(r: ImportResult): string[] {
   const verb = r.dry_run ? "would be added" : "added";

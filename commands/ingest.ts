@@ -3,7 +3,7 @@ import { resolve } from "../core/posix.ts";
 import type { Command, CommandHelp } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
-import { resolveAll } from "../core/setup_context.ts";
+import { resolveAll } from "../core/resolve.ts";
 import { runWholePass } from "../core/ingest/whole.ts";
 import { runPass } from "../core/ingest/pass.ts";
 import { ingestRefusal } from "../core/transcript/admit.ts";

@@ -6,7 +6,7 @@ import { install, type InstallReport } from "../core/setup/install.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { dirname, join } from "../core/posix.ts";
 import { transcriptRoots } from "../core/paths.ts";
-import { historyImported } from "../core/history/run.ts";
+import { historyImported } from "../core/history/import_history.ts";
 
 const AUTO_COMPACT_NOTE =
   "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";

@@ -10,7 +10,7 @@ import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, durationText as duration } from "../core/time.ts";
 import { str } from "./common.ts";
-import { regenerateObservations, visibleObservations } from "../core/observe/run.ts";
+import { regenerateObservations, visibleObservations } from "../core/observe/observations.ts";
 
 /** How many items of one list a person sees; the rest are counted ("+N more"). */
 const LIST_SHOWN = 8;

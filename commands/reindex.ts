@@ -2,7 +2,7 @@
 import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION } from "./help_lines.ts";
 import { outcome } from "../core/output.ts";
-import { reindexArchive } from "../core/index/run.ts";
+import { reindexArchive } from "../core/index/reindex_archive.ts";
 
 const empty = () => ({ sessions: 0, turns: 0, skipped: [], preserved: 0 });
 

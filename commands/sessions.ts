@@ -15,7 +15,7 @@ import { listingLines, viewOf } from "../core/sessions/list.ts";
 import { listVisibleSessions } from "../core/sessions/listing.ts";
 import { resolveRef } from "../core/sessions/ref.ts";
 import { loadSession, rawStream } from "../core/sessions/load.ts";
-import { attachChanges, conversation } from "../core/sessions/conversation.ts";
+import { attachChanges, conversation } from "../core/sessions/messages.ts";
 import { sessionChanges } from "../core/sessions/changes.ts";
 import { renderText } from "../core/sessions/render.ts";
 import { changeHandle, checkName, checkTags } from "../core/sessions/handles.ts";

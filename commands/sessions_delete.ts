@@ -8,7 +8,7 @@ import type { Context } from "../core/context.ts";
 import { humanBytes, type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { egress } from "../core/egress.ts";
-import { resolveAll } from "../core/setup_context.ts";
+import { resolveAll } from "../core/resolve.ts";
 import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/store/lock.ts";
 import {
   clearSnapshots,

@@ -5,7 +5,7 @@
 import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION } from "./help_lines.ts";
 import { humanBytes, outcome } from "../core/output.ts";
-import { resolveAll } from "../core/setup_context.ts";
+import { resolveAll } from "../core/resolve.ts";
 import { openRead } from "../core/store/db.ts";
 import { type Bucket, footprint, readUsage } from "../core/store/maintenance.ts";
 import { handleCounts } from "../core/store/sessions_sql.ts";

@@ -5,8 +5,8 @@
 import { type Env, processEnv } from "./paths.ts";
 import { BACKFILL_SEMI_SPACE_MIB, HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
-import type { Conversation } from "./conversation.ts";
-import type { Streams } from "./terminal.ts";
+import type { Dialogue } from "./dialogue.ts";
+import type { Streams } from "./streams.ts";
 
 export interface Context {
   env: Env;
@@ -17,7 +17,7 @@ export interface Context {
   /** Progress for long work, when a person is watching a terminal; absent otherwise. */
   progress?: ProgressFactory;
   /** Where a command that talks as it goes (data move) says, warns and asks; mod.ts sets it. */
-  io?: Conversation;
+  io?: Dialogue;
   /**
    * The process's standard streams (terminal or not, size, stdin); mod.ts sets io.ts's. Absent
    * in process: no stream is a terminal and stdin is empty.

@@ -4,7 +4,7 @@
  * use case that writes opens its own connection under the ingest lock (core/store/lock.ts).
  */
 import type { Context } from "./context.ts";
-import { resolveAll, type Resolved } from "./setup_context.ts";
+import { resolveAll, type Resolved } from "./resolve.ts";
 import { type Db, openRead, type StoreFormat } from "./store/db.ts";
 import { initReader } from "./store/codec.ts";
 import { noStoreYet } from "./errors.ts";

@@ -27,7 +27,7 @@ import {
 } from "../core/recall/tools.ts";
 import { CONTEXT_MAX, GET_MAX_IDS, SEARCH_LIMIT_MAX } from "../core/constants.ts";
 import { LineTransport } from "./stdio.ts";
-import type { Streams } from "../core/terminal.ts";
+import type { Streams } from "../core/streams.ts";
 
 export const SERVER_INFO = { name: "terminus", version: VERSION };
 const META = { "io.modelcontextprotocol/serverInfo": SERVER_INFO };

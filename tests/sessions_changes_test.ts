@@ -15,7 +15,7 @@ import { listSessions } from "../core/store/session_listing.ts";
 import { loadSession } from "../core/sessions/load.ts";
 import { type Change, diffLines, sameLines, sessionChanges } from "../core/sessions/changes.ts";
 import { renderText } from "../core/sessions/render.ts";
-import { attachChanges, conversation } from "../core/sessions/conversation.ts";
+import { attachChanges, conversation } from "../core/sessions/messages.ts";
 
 const CORPUS = Deno.env.get("TERMINUS_TEST_CORPUS");
 const REAL = Deno.env.get("TERMINUS_TEST_REAL");

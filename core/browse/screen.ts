@@ -14,7 +14,7 @@ import { TerminusError } from "../errors.ts";
 import type { SessionView } from "../sessions/list.ts";
 import { day } from "../time.ts";
 import type { BrowseSource } from "./source.ts";
-import type { Streams, Terminal } from "../terminal.ts";
+import type { Streams, Terminal } from "../streams.ts";
 
 export type Key =
   | { k: "char"; c: string }

@@ -15,7 +15,7 @@ import { titleHits } from "../recall/titles.ts";
 import { SEARCH_LIMIT_MAX } from "../constants.ts";
 import { type SessionView, transcriptPresent, viewOf } from "../sessions/list.ts";
 import { loadSession } from "../sessions/load.ts";
-import { conversation } from "../sessions/conversation.ts";
+import { conversation } from "../sessions/messages.ts";
 import { renderText } from "../sessions/render.ts";
 import { exportBytes, writeExport } from "../sessions/export.ts";
 import { planRestore, writeRestore } from "../sessions/restore.ts";

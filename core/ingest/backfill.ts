@@ -9,7 +9,7 @@ import { allTombstones, type Tombstone } from "../store/tombstones_sql.ts";
 import { BACKFILL_NICENESS, BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../constants.ts";
 import { measuredRate } from "../store/runs.ts";
 import { progressLine } from "../progress.ts";
-import type { Resolved } from "../setup_context.ts";
+import type { Resolved } from "../resolve.ts";
 import { backfillWorkArgv } from "../context.ts";
 import { openRead } from "../store/db.ts";
 import { allSessionStates, type SessionState } from "../store/archive.ts";

@@ -6,7 +6,7 @@
  * next run (core/move/leftover.ts).
  */
 import type { Context } from "../context.ts";
-import type { Conversation } from "../conversation.ts";
+import type { Dialogue } from "../dialogue.ts";
 import { humanBytes, type Outcome, outcome, row } from "../output.ts";
 import { dataDir as resolveDataDir } from "../paths.ts";
 import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../store/lock.ts";
@@ -73,7 +73,7 @@ function firstMissing(target: string): string | null {
 }
 
 export async function moveData(ctx: Context, raw: string, yes: boolean): Promise<Outcome> {
-  const io: Conversation | undefined = ctx.io;
+  const io: Dialogue | undefined = ctx.io;
   if (!io) throw new Error("data move needs a conversation to report and ask through");
   const source = resolveDataDir(ctx.env);
   const target = normalizeTarget(raw, ctx.cwd);

@@ -9,7 +9,7 @@ import { NotFoundError, TerminusError } from "../errors.ts";
 import { checkpoint, type Db, openRead, openWrite } from "../store/db.ts";
 import { compactStore } from "../store/maintenance.ts";
 import type { FileSizes } from "../store/inspect.ts";
-import type { Resolved } from "../setup_context.ts";
+import type { Resolved } from "../resolve.ts";
 import { predatesBuild } from "../open.ts";
 import { listSessions, type SessionRow } from "../store/session_listing.ts";
 import {

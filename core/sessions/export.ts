@@ -2,7 +2,7 @@
 import { dirname } from "../posix.ts";
 import { FILE_MODE } from "../constants.ts";
 import { NotFoundError, TerminusError, UsageError } from "../errors.ts";
-import { attachChanges, conversation } from "./conversation.ts";
+import { attachChanges, conversation } from "./messages.ts";
 import { sessionChanges } from "./changes.ts";
 import type { LoadedSession } from "./load.ts";
 import { renderHtml, renderMarkdown } from "./render.ts";

@@ -9,7 +9,7 @@ import { type Visibility } from "../store/visibility.ts";
 import { egress, redactLine } from "../egress.ts";
 import { type Rec } from "../transcript/records.ts";
 import { type SessionView, viewOf } from "./list.ts";
-import type { SubagentLink } from "./conversation.ts";
+import type { SubagentLink } from "./messages.ts";
 import type { SessionRow } from "../store/session_listing.ts";
 import { turnIdsByUuid } from "../store/sessions_sql.ts";
 

@@ -5,7 +5,7 @@
  */
 import { escapeControls } from "../output.ts";
 import { durationText } from "../time.ts";
-import type { Message } from "./conversation.ts";
+import type { Message } from "./messages.ts";
 import type { SessionView } from "./list.ts";
 import {
   changeHtml,

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { NOW, type UnitBox, unitBox } from "./world.ts";
 import { writeTranscript } from "../helpers.ts";
 import { humanEstimate, sizeBackfill } from "../../core/ingest/backfill.ts";
-import { resolveAll } from "../../core/setup_context.ts";
+import { resolveAll } from "../../core/resolve.ts";
 import { openWrite } from "../../core/store/db.ts";
 import { beginRun, finishRun } from "../../core/store/runs.ts";
 import { BACKFILL_RATE_MB_S, RATE_SAMPLE_MIN_BYTES } from "../../core/constants.ts";

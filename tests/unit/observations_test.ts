@@ -2,10 +2,10 @@
 import assert from "node:assert/strict";
 import { pass, type UnitBox, unitBox, watched, withStore } from "./world.ts";
 import { Session, sid } from "../inject_helpers.ts";
-import { resolveAll } from "../../core/setup_context.ts";
+import { resolveAll } from "../../core/resolve.ts";
 import { runWholePass } from "../../core/ingest/whole.ts";
 import { holdLock } from "../read_helpers.ts";
-import { regenerateObservations, visibleObservations } from "../../core/observe/run.ts";
+import { regenerateObservations, visibleObservations } from "../../core/observe/observations.ts";
 
 const ALPHA = "/nonexistent/terminus-unit/obs-alpha";
 const BETA = "/nonexistent/terminus-unit/obs-beta";

@@ -9,10 +9,10 @@ import { pass, type UnitBox, unitBox } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { listVisibleSessions } from "../../core/sessions/listing.ts";
 import { changeHandle } from "../../core/sessions/handles.ts";
-import { historyImported, runImportHistory } from "../../core/history/run.ts";
+import { historyImported, runImportHistory } from "../../core/history/import_history.ts";
 import { NotFoundError } from "../../core/errors.ts";
 import { deleteFromStore, readDeletePlan, tombstonesFor } from "../../core/sessions/delete.ts";
-import { resolveAll } from "../../core/setup_context.ts";
+import { resolveAll } from "../../core/resolve.ts";
 import { searchSessionsFrom } from "../../core/sessions/search.ts";
 import { parseQuery } from "../../core/recall/query.ts";
 

@@ -8,7 +8,7 @@ import { Session } from "../inject_helpers.ts";
 import { readStatus } from "../../core/status.ts";
 import { terminalColumns, terminalStyle } from "../../core/output.ts";
 import type { Context } from "../../core/context.ts";
-import type { StreamName, Streams } from "../../core/terminal.ts";
+import type { StreamName, Streams } from "../../core/streams.ts";
 
 const PROJECT = "/nonexistent/terminus-unit/status";
 

@@ -5,7 +5,7 @@ import { pass, type UnitBox, unitBox } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { holdLock } from "../read_helpers.ts";
 import { verifyArchive } from "../../core/verify.ts";
-import { reindexArchive } from "../../core/index/run.ts";
+import { reindexArchive } from "../../core/index/reindex_archive.ts";
 
 const PROJECT = "/nonexistent/terminus-unit/verify";
 

@@ -8,7 +8,7 @@
 import type { Context } from "../../core/context.ts";
 import { UsageError } from "../../core/errors.ts";
 import { render } from "../../core/output.ts";
-import { resolveAll } from "../../core/setup_context.ts";
+import { resolveAll } from "../../core/resolve.ts";
 import { runWholePass } from "../../core/ingest/whole.ts";
 import type { PassResult } from "../../core/ingest/pass.ts";
 import type { DatabaseSync, StatementSync } from "node:sqlite";

@@ -4,7 +4,7 @@
  * answer. The use case gets it from the Context: mod.ts hands in the terminal one (io.ts), a
  * test its own.
  */
-export interface Conversation {
+export interface Dialogue {
   say(text: string): void;
   warn(text: string): void;
   /** One line from stdin without its newline; null when there is no answer to read. */
