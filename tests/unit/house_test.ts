@@ -37,6 +37,27 @@ Deno.test("house: a stream touched outside io.ts, SQL outside core/store and an 
   }
 });
 
+Deno.test("house: a loop between two folders is named with the import that closes it", async () => {
+  const dir = await tree({
+    "core/ingest/lock.ts": 'import { x } from "../recall/scope.ts";\nexport const lock = x;\n',
+    "core/recall/scope.ts": 'export const x = 1;\n',
+    "core/recall/rank.ts": '\nimport { lock } from "../ingest/lock.ts";\nexport const r = lock;\n',
+    "core/store/db.ts": "export const db = 1;\n",
+    "core/open.ts": 'import { db } from "./store/db.ts";\nexport const o = db;\n',
+  });
+  try {
+    const found = breaches(dir);
+    const loops = found.filter((f) => f.startsWith("folder loop:"));
+    assert.deepEqual(loops, [
+      "folder loop: core/ingest/ <-> core/recall/ (core/ingest/lock.ts:1 imports core/recall/scope.ts; core/recall/rank.ts:2 imports core/ingest/lock.ts)",
+    ]);
+    // no file circle: each file imports only the other folder's other file
+    assert.ok(!found.some((f) => f.startsWith("import circle")), found.join("\n"));
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("house: this repository keeps the rules", () => {
   assert.deepEqual(breaches(REPO_DIR), []);
 });
