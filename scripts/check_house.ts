@@ -127,7 +127,9 @@ export function floors(ROOT: string): string[][] {
   const rooms = new Set(sourceFiles(ROOT).map(roomOf));
   const below = new Map<string, Set<string>>();
   for (const r of rooms) below.set(r, new Set());
-  for (const i of imports) if (rooms.has(roomOf(i.to))) below.get(roomOf(i.from))!.add(roomOf(i.to));
+  for (const i of imports) {
+    if (rooms.has(roomOf(i.to))) below.get(roomOf(i.from))!.add(roomOf(i.to));
+  }
   const floor = new Map<string, number>();
   const floorOf = (r: string, seen: Set<string>): number => {
     if (floor.has(r)) return floor.get(r)!;

@@ -40,7 +40,7 @@ Deno.test("house: a stream touched outside io.ts, SQL outside core/store and an 
 Deno.test("house: a loop between two folders is named with the import that closes it", async () => {
   const dir = await tree({
     "core/ingest/lock.ts": 'import { x } from "../recall/scope.ts";\nexport const lock = x;\n',
-    "core/recall/scope.ts": 'export const x = 1;\n',
+    "core/recall/scope.ts": "export const x = 1;\n",
     "core/recall/rank.ts": '\nimport { lock } from "../ingest/lock.ts";\nexport const r = lock;\n',
     "core/store/db.ts": "export const db = 1;\n",
     "core/open.ts": 'import { db } from "./store/db.ts";\nexport const o = db;\n',
