@@ -6,13 +6,8 @@
  * snapshot). Each step that finds nothing to do costs one indexed look.
  */
 import { CLOSE_AFTER_MS } from "../constants.ts";
-import {
-  clearRebuildPending,
-  type Db,
-  DERIVED_SHAPE_SINCE,
-  rebuildPendingFrom,
-  transaction,
-} from "../store/db.ts";
+import { clearRebuildPending, type Db, rebuildPendingFrom, transaction } from "../store/db.ts";
+import { DERIVED_SHAPE_SINCE } from "../store/schema.ts";
 import { closeSessions, recoverWatermarks, resolveContinuations } from "../store/lineage.ts";
 import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";

@@ -1,6 +1,7 @@
 /**
- * Opening the store and owning its schema. Read paths open read-only and never create
- * anything; the pass opens read-write and creates the data directory (0700) and file (0600).
+ * Opening the store, its statement caches and transactions; the schema is schema.ts. Read paths
+ * open read-only and never create anything; the pass opens read-write and creates the data
+ * directory (0700) and file (0600).
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import { exists } from "../posix.ts";
@@ -20,184 +21,11 @@ import {
   WRITER_CACHE_KIB,
 } from "../constants.ts";
 import { StoreError } from "../errors.ts";
-import { markTitlesFillPending, SESSIONS_DDL } from "./sessions_sql.ts";
+import { type StoreFormat, upgradeSchema } from "./schema.ts";
 
 export type Db = DatabaseSync;
 
-/** Archive tables: never migrated, never rebuilt. */
-const ARCHIVE_DDL = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS sessions (
-  session_no INTEGER PRIMARY KEY,
-  session_key TEXT NOT NULL UNIQUE
-);
-CREATE TABLE IF NOT EXISTS session_meta (
-  session_no INTEGER PRIMARY KEY REFERENCES sessions(session_no),
-  session_id TEXT,
-  transcript_path TEXT,
-  checksum BLOB,
-  uncompressed_len INTEGER NOT NULL DEFAULT 0,
-  continues_from TEXT,
-  first_parent_uuid TEXT,
-  first_turn_at TEXT,
-  last_turn_at TEXT,
-  project TEXT,
-  cwd TEXT,
-  branch TEXT,
-  is_final INTEGER NOT NULL DEFAULT 0,
-  is_evicted INTEGER NOT NULL DEFAULT 0,
-  parent_session_key TEXT,
-  agent_meta BLOB,
-  transcript_diverged INTEGER NOT NULL DEFAULT 0,
-  project_pre_worktree TEXT,
-  capture_mode TEXT NOT NULL DEFAULT 'full',
-  turn_count INTEGER NOT NULL DEFAULT 0,
-  observed INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS session_meta_project ON session_meta(project);
-CREATE TABLE IF NOT EXISTS blocks (
-  session_no INTEGER NOT NULL,
-  block_no INTEGER NOT NULL,
-  raw_len INTEGER NOT NULL,
-  hash BLOB NOT NULL,
-  bytes BLOB NOT NULL,
-  PRIMARY KEY (session_no, block_no)
-);
-CREATE TABLE IF NOT EXISTS observations (
-  session_no INTEGER PRIMARY KEY,
-  generated_at TEXT,
-  mechanical TEXT
-);
-CREATE TABLE IF NOT EXISTS decisions (
-  id INTEGER PRIMARY KEY,
-  session_id TEXT,
-  project TEXT,
-  at TEXT,
-  compacted INTEGER,
-  injected_turns INTEGER NOT NULL DEFAULT 0,
-  chars_injected INTEGER NOT NULL DEFAULT 0,
-  labelled INTEGER NOT NULL DEFAULT 0,
-  queue_name TEXT UNIQUE,
-  doc TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS labels (
-  decision_id INTEGER NOT NULL,
-  turn_id INTEGER,
-  label TEXT NOT NULL,
-  chars INTEGER NOT NULL DEFAULT 0
-);
-`;
-
-/** Operational tables. */
-const OPERATIONAL_DDL = `
-CREATE TABLE IF NOT EXISTS watermarks (
-  session_no INTEGER PRIMARY KEY,
-  transcript_path TEXT NOT NULL,
-  offset INTEGER NOT NULL,
-  stream_len INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS runs (
-  id INTEGER PRIMARY KEY,
-  started_at TEXT NOT NULL,
-  duration_ms INTEGER NOT NULL DEFAULT 0,
-  files_seen INTEGER NOT NULL DEFAULT 0,
-  files_committed INTEGER NOT NULL DEFAULT 0,
-  files_failed INTEGER NOT NULL DEFAULT 0,
-  bytes_read INTEGER NOT NULL DEFAULT 0,
-  turns_added INTEGER NOT NULL DEFAULT 0,
-  error TEXT,
-  notes TEXT
-);
-`;
-
-/**
- * The derived schema in which each derived table's shape last changed. On a schema change only
- * a table older than that is dropped and made anew; the others keep their rows, so an evicted
- * session (whose derived rows are the only copy left of it) keeps whatever it can. Schema 2
- * changed what the entities hold (Bash lines' identifiers), not their shape; schema 3 made the
- * search index `detail=column`; schema 4 made it `detail=full` again (BM25 scores and phrases
- * need its counts and positions) and changed what it holds (no boilerplate, no result copies),
- * added how each entity was touched (`entities.act`, by ALTER, so an evicted session keeps its
- * rows) and the path segment table `path_names`.
- */
-export const DERIVED_SHAPE_SINCE: Record<string, number> = {
-  turns: 1,
-  compaction_boundaries: 1,
-  turns_fts: 4,
-  entities: 1,
-  paths: 1,
-  turn_text: 1,
-  path_names: 4,
-};
-
-/** Derived tables: dropped and rebuilt from the blocks (same turn ids). */
-export const DERIVED_TABLES = [
-  "turns",
-  "compaction_boundaries",
-  "turns_fts",
-  "entities",
-  "paths",
-  "turn_text",
-  "path_names",
-];
-const DERIVED_DDL = `
-CREATE TABLE IF NOT EXISTS turns (
-  id INTEGER PRIMARY KEY,
-  session_no INTEGER NOT NULL,
-  turn_seq INTEGER NOT NULL,
-  uuid TEXT,
-  parent_uuid TEXT,
-  record_type TEXT NOT NULL,
-  tool_name TEXT,
-  ts TEXT,
-  stream_offset INTEGER NOT NULL,
-  byte_len INTEGER NOT NULL,
-  is_typed INTEGER NOT NULL DEFAULT 0,
-  is_sidechain INTEGER NOT NULL DEFAULT 0,
-  is_tool_result INTEGER NOT NULL DEFAULT 0
-);
-CREATE INDEX IF NOT EXISTS turns_session ON turns(session_no, turn_seq);
-CREATE INDEX IF NOT EXISTS turns_uuid ON turns(uuid);
-CREATE TABLE IF NOT EXISTS turn_text (
-  turn_id INTEGER PRIMARY KEY,
-  text TEXT NOT NULL,
-  is_reply INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS compaction_boundaries (
-  turn_id INTEGER PRIMARY KEY,
-  session_no INTEGER NOT NULL,
-  preserved TEXT
-);
-CREATE VIRTUAL TABLE IF NOT EXISTS turns_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='unicode61'
-);
-CREATE TABLE IF NOT EXISTS entities (
-  turn_id INTEGER NOT NULL,
-  kind TEXT NOT NULL,
-  value TEXT NOT NULL,
-  act INTEGER NOT NULL DEFAULT 1
-);
-CREATE INDEX IF NOT EXISTS entities_act ON entities(kind, value, act, turn_id DESC);
-CREATE INDEX IF NOT EXISTS entities_turn ON entities(turn_id);
-CREATE TABLE IF NOT EXISTS paths (
-  turn_id INTEGER NOT NULL,
-  path TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS paths_path ON paths(path);
-CREATE INDEX IF NOT EXISTS paths_turn ON paths(turn_id);
-CREATE TABLE IF NOT EXISTS path_names (
-  name TEXT NOT NULL,
-  path TEXT NOT NULL,
-  PRIMARY KEY (name, path)
-) WITHOUT ROWID;
-`;
-
-export interface StoreFormat {
-  archiveFormat: number;
-  derivedSchema: number;
-  /** The names/tags/titles tables' version; 0 on a store made before them. */
-  sessionsSchema: number;
-}
+export type { StoreFormat } from "./schema.ts";
 
 function pragmas(db: Db, busyMs: number): void {
   db.exec(`PRAGMA busy_timeout = ${busyMs}`);
@@ -418,106 +246,12 @@ export function openWrite(path: string): OpenWrite {
   ) return { db, derivedStale, created };
   try {
     const found = format;
-    transaction(db, () => {
-      db.exec(ARCHIVE_DDL);
-      db.exec(OPERATIONAL_DDL);
-      let sessionsSchema = SESSIONS_SCHEMA;
-      if (!found) {
-        const put = db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES (?, ?)");
-        put.run("archive_format", String(ARCHIVE_FORMAT));
-        put.run("derived_schema", String(DERIVED_SCHEMA));
-      } else {
-        sessionsSchema = found.sessionsSchema;
-        if (found.derivedSchema !== DERIVED_SCHEMA) {
-          if (found.derivedSchema < 4) addEntityAct(db);
-          for (const t of DERIVED_TABLES) {
-            if (found.derivedSchema < (DERIVED_SHAPE_SINCE[t] ?? DERIVED_SCHEMA)) {
-              db.exec(`DROP TABLE IF EXISTS ${t}`);
-            }
-          }
-          db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_schema', ?)").run(
-            String(DERIVED_SCHEMA),
-          );
-          // the pass that opened the store rebuilds them from the blocks before archiving; the
-          // value is the schema it came from (what could not be carried across depends on it)
-          db.prepare(
-            "INSERT OR REPLACE INTO meta(key, value) VALUES ('derived_rebuild_pending', ?)",
-          ).run(String(found.derivedSchema));
-          derivedStale = true;
-        }
-      }
-      db.exec(DERIVED_DDL);
-      if (found && found.derivedSchema < 4) fillPathNames(db);
-      db.exec(SESSIONS_DDL);
-      if (sessionsSchema < SESSIONS_SCHEMA) {
-        // a store made before these tables: the next pass reads the titles its sessions carry
-        markTitlesFillPending(db);
-      }
-      db.prepare("INSERT OR REPLACE INTO meta(key, value) VALUES ('sessions_schema', ?)").run(
-        String(SESSIONS_SCHEMA),
-      );
-    });
+    derivedStale = transaction(db, () => upgradeSchema(db, found));
   } catch (e) {
     db.close();
     throw new StoreError(`${path} cannot be prepared: ${(e as Error).message}`);
   }
   return { db, derivedStale, created };
-}
-
-/**
- * Schema 4's step on an older store: how each entity was touched becomes a column (every old
- * row a mention until the rebuild), and the old index gives way to one in prompt recall's order.
- */
-function addEntityAct(db: Db): void {
-  const cols = db.prepare("SELECT name FROM pragma_table_info('entities')").all() as {
-    name: string;
-  }[];
-  if (cols.length === 0) return; // no entities table yet: the DDL makes it whole
-  if (!cols.some((c) => c.name === "act")) {
-    db.exec("ALTER TABLE entities ADD COLUMN act INTEGER NOT NULL DEFAULT 1");
-  }
-  db.exec("DROP INDEX IF EXISTS entities_value");
-}
-
-/** The segments of every stored path, for a store that had entities before `path_names`. */
-function fillPathNames(db: Db): void {
-  const rows = db.prepare("SELECT DISTINCT value FROM entities WHERE kind = 'path'").all() as {
-    value: string;
-  }[];
-  addPathNames(db, rows.map((r) => r.value));
-}
-
-/**
- * The part of a stored path that `path_names` keys it by: its last named segment
- * (`/r/src/a.ts` -> a.ts). A spelling can only ever match a stored path whose last part is its
- * own (the two are equal or one ends in the other at a `/`), so inner segments would be rows no
- * lookup can use; leaving them out keeps the table a row per distinct path.
- */
-export function pathName(path: string): string | null {
-  const parts = path.split(/[/\\]/).filter((p) => p !== "" && p !== "." && p !== "..");
-  return parts.length ? parts[parts.length - 1] : null;
-}
-
-/** Records each path under its last part (a path already there costs one lookup). */
-export function addPathNames(db: Db, paths: Iterable<string>): void {
-  const ins = db.prepare("INSERT OR IGNORE INTO path_names (name, path) VALUES (?, ?)");
-  for (const p of paths) {
-    const n = pathName(p);
-    if (n !== null) ins.run(n, p);
-  }
-}
-
-/**
- * Forgets the paths no entity carries any more (after turns were deleted), by the table's own
- * key: no second index on `path` is kept for it.
- */
-export function prunePathNames(db: Db, paths: Iterable<string>): void {
-  const still = db.prepare("SELECT 1 FROM entities WHERE kind = 'path' AND value = ? LIMIT 1");
-  const del = db.prepare("DELETE FROM path_names WHERE name = ? AND path = ?");
-  for (const p of new Set(paths)) {
-    const n = pathName(p);
-    if (n !== null && !still.get(p)) del.run(n, p);
-  }
 }
 
 export function rebuildPending(db: Db): boolean {

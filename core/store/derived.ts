@@ -1,5 +1,6 @@
 /** The derived rows of turns (turns, search index, entities, paths, quotes, compactions). */
-import { cached, type Db, pathName, prunePathNames } from "./db.ts";
+import { cached, type Db } from "./db.ts";
+import { pathName, prunePathNames } from "./path_names.ts";
 import { ENTITY_ACT } from "../constants.ts";
 import { turnId } from "./ids.ts";
 

@@ -9,23 +9,7 @@
  */
 import { cached, type Db, transaction } from "./db.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
-
-const HISTORY_DDL = `
-CREATE TABLE IF NOT EXISTS history_prompts (
-  id INTEGER PRIMARY KEY,
-  at TEXT NOT NULL,
-  cwd TEXT,
-  project TEXT,
-  session_id TEXT,
-  display TEXT NOT NULL,
-  pasted TEXT,
-  UNIQUE (at, cwd, display)
-);
-CREATE INDEX IF NOT EXISTS history_prompts_project ON history_prompts(project);
-CREATE VIRTUAL TABLE IF NOT EXISTS history_fts USING fts5(
-  body, content='', contentless_delete=1, tokenize='unicode61'
-);
-`;
+import { HISTORY_DDL } from "./schema.ts";
 
 /**
  * Whether the history index keeps counts and positions. One made before it did

@@ -1,5 +1,6 @@
 /** The observations table: one mechanical observation per closed session. */
 import { cached, type Db } from "./db.ts";
+import { FACTS_DDL } from "./schema.ts";
 
 export interface ObserveTarget {
   sessionNo: number;
@@ -18,11 +19,7 @@ export interface ObserveTarget {
  * pass's first use, so a store from an earlier build needs no migration.
  */
 export function ensureFacts(db: Db): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS observation_facts (
-    session_no INTEGER PRIMARY KEY,
-    stream_len INTEGER NOT NULL,
-    mechanical TEXT NOT NULL
-  )`);
+  db.exec(FACTS_DDL);
 }
 
 export interface KeptFacts {

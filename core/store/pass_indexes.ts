@@ -12,22 +12,8 @@
  * use (IF NOT EXISTS), so a store from an earlier build needs no migration and no version.
  */
 import type { Db } from "./db.ts";
-import { IN_FLIGHT } from "./runs.ts";
-
-const DDL = `
-CREATE INDEX IF NOT EXISTS session_meta_open ON session_meta(last_turn_at) WHERE is_final = 0;
-CREATE INDEX IF NOT EXISTS session_meta_unobserved ON session_meta(session_no)
-  WHERE is_final = 1 AND observed = 0;
-CREATE INDEX IF NOT EXISTS session_meta_session_id ON session_meta(session_id);
-CREATE INDEX IF NOT EXISTS decisions_unlabelled ON decisions(id) WHERE labelled = 0;
-CREATE INDEX IF NOT EXISTS runs_in_flight ON runs(id) WHERE duration_ms = ${IN_FLIGHT};
-CREATE INDEX IF NOT EXISTS blocks_bytes ON blocks(session_no, length(bytes));
-CREATE INDEX IF NOT EXISTS session_meta_project_recency
-  ON session_meta(project, last_turn_at, session_no, turn_count);
-CREATE INDEX IF NOT EXISTS session_meta_pre_worktree ON session_meta(project_pre_worktree, project)
-  WHERE project_pre_worktree IS NOT NULL;
-`;
+import { PASS_INDEXES_DDL } from "./schema.ts";
 
 export function ensurePassIndexes(db: Db): void {
-  db.exec(DDL);
+  db.exec(PASS_INDEXES_DDL);
 }

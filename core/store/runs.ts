@@ -4,9 +4,11 @@
  * a row still in flight when the next pass takes the lock belongs to a process that died.
  */
 import type { Db } from "./db.ts";
+import { IN_FLIGHT } from "./schema.ts";
+
+export { IN_FLIGHT };
 
 /** duration_ms of a run row whose pass has not finished. */
-export const IN_FLIGHT = -1;
 
 export const IN_FLIGHT_NOTE =
   "this pass has not finished: it is still running, or its process died (the next pass records which)";

@@ -8,27 +8,6 @@
 import type { DatabaseSync as Db } from "node:sqlite";
 import type { TranscriptTitles } from "../transcript/titles.ts";
 
-export const SESSIONS_DDL = `
-CREATE TABLE IF NOT EXISTS session_names (
-  session_no INTEGER PRIMARY KEY,
-  name TEXT NOT NULL,
-  named_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS session_tags (
-  session_no INTEGER NOT NULL,
-  tag TEXT NOT NULL,
-  PRIMARY KEY (session_no, tag)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS session_tags_tag ON session_tags(tag);
-CREATE TABLE IF NOT EXISTS session_titles (
-  session_no INTEGER PRIMARY KEY,
-  custom_title TEXT,
-  ai_title TEXT,
-  summary TEXT,
-  first_prompt TEXT
-);
-`;
-
 /** Whether the store has these tables yet (a store made before them, opened read-only). */
 export function hasSessionTables(db: Db): boolean {
   return !!db.prepare(

@@ -5,6 +5,7 @@
  * when the size or mtime moved, so a pass over unchanged files reads nothing more.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
+import { TAILS_DDL } from "./schema.ts";
 
 export interface Tail {
   sessionNo: number;
@@ -19,14 +20,7 @@ export interface Tail {
 
 /** Created on the pass's first use, so a store from an earlier build needs no migration. */
 export function ensureTails(db: Db): void {
-  db.exec(`CREATE TABLE IF NOT EXISTS file_tails (
-    session_no INTEGER PRIMARY KEY,
-    offset INTEGER NOT NULL,
-    len INTEGER NOT NULL,
-    hash INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    mtime_ms REAL
-  )`);
+  db.exec(TAILS_DDL);
 }
 
 /** The tail kept for one session, or null (a pass reads it only for a file whose size or mtime moved). */

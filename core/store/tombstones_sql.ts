@@ -5,17 +5,7 @@
  * whose first bytes still hash the same is skipped. Not derived: reindex never touches it.
  */
 import type { Db } from "./db.ts";
-
-export const TOMBSTONES_DDL = `
-CREATE TABLE IF NOT EXISTS session_tombstones (
-  session_key TEXT PRIMARY KEY,
-  session_id TEXT,
-  transcript_path TEXT,
-  head_len INTEGER,
-  head_hash INTEGER,
-  deleted_at TEXT NOT NULL
-);
-`;
+import { TOMBSTONES_DDL } from "./schema.ts";
 
 export interface Tombstone {
   sessionKey: string;
