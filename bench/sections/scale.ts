@@ -35,6 +35,27 @@ export const SCALE_QUERIES = [
   "git commit",
   "worktree",
 ];
+/**
+ * Twelve hard queries for search's tail (issue #47), chosen by rule from the real corpus: four
+ * compound identifiers of three or more parts held by at most 16 of its 165 sessions, four paths
+ * of two or more folders, and four two-word phrases, quoted so their words must stand together.
+ */
+export const SCALE_HARD_QUERIES = [
+  "exit_plan_mode_hook",
+  "branch_last_commit_times",
+  "parse_review_thread_counts",
+  "check_legacy_claude_docs",
+  ".impl/plan.md",
+  "cli/commands/codespace/setup_cmd.py",
+  "tests/real/test_real_graphite.py",
+  "src/erk/cli/commands/land_cmd.py",
+  '"git commit"',
+  '"worktree pool"',
+  '"merge conflict"',
+  '"force push"',
+];
+/** Named prompts beside two CPU-bound loops (issue #47: >= 23 of 24 delivered). */
+const BUSY_PROMPTS = 24;
 const MCP_CALLS = 100;
 const VERIFY_RUNS = 3;
 const NOTHING_PROMPT = "ok, carry on with the next step please";
@@ -393,6 +414,49 @@ async function measureSize(
   coldNamed.extra = dropped
     ? `delivered ${coldDelivered}/${rounds}, past the deadline ${coldLate}/${rounds}`
     : "not measured: no dd that drops a file's cache (GNU coreutils)";
+  // the same named prompts, warm, with two CPU-bound loops running beside them (one per core here)
+  const busy = row(
+    "prompt_named_busy",
+    "UserPromptSubmit naming an archived path, two CPU-bound loops running, beyond the floor",
+    true,
+  );
+  let busyDelivered = 0;
+  let busyLate = 0;
+  const loops = [0, 1].map(() =>
+    new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null", stderr: "null" })
+      .spawn()
+  );
+  try {
+    for (let i = 1; i <= BUSY_PROMPTS; i++) {
+      const l = await load1();
+      floor.samples.push(await floorRun());
+      floor.load.push(l);
+      const n = await namedPrompt(busy, 47_000 + i, l);
+      if (n.delivered) busyDelivered++;
+      if (n.late) busyLate++;
+    }
+  } finally {
+    for (const p of loops) {
+      try {
+        p.kill("SIGKILL");
+      } catch { /* gone */ }
+      await p.status;
+    }
+  }
+  busy.extra =
+    `delivered ${busyDelivered}/${BUSY_PROMPTS}, past the deadline ${busyLate}/${BUSY_PROMPTS}`;
+
+  // the session list over every project, as a person first types it
+  const list = row("sessions_all", "terminus sessions --project '*', beyond the floor", true);
+  for (let i = 0; i < heavyRounds; i++) {
+    const l = await load1();
+    floor.samples.push(await floorRun());
+    floor.load.push(l);
+    const r = await runTimed(launcher, ["sessions", "--project", "*"], { cwd, env });
+    if (r.code !== 0) failures.push(`sessions exited ${r.code}: ${r.stderr.trim()}`);
+    list.samples.push(r.wallMs);
+    list.load.push(l);
+  }
   ctx.log(`scale ${name}: hooks, no-op and usage done`);
 
   const search = row(
@@ -406,6 +470,11 @@ async function measureSize(
     true,
   );
   const the = row("search_the", "terminus search the, beyond the floor", true);
+  const hard = row(
+    "search_hard",
+    `terminus search, ${SCALE_HARD_QUERIES.length} hard queries (rare compound names, paths, phrases), beyond the floor`,
+    true,
+  );
   const grep = row("grep", "grep -rlF, same words and files (wall)", false);
   const rg = row("rg", "rg -l -F, same words and files (wall)", false);
   const haveRg = (await runTimed("rg", ["--version"]).catch(() => null))?.code === 0;
@@ -433,6 +502,7 @@ async function measureSize(
     }
   }
   const perQuery = new Map<string, number[]>(SCALE_QUERIES.map((q) => [q, []]));
+  const perHard = new Map<string, number[]>(SCALE_HARD_QUERIES.map((q) => [q, []]));
   for (let i = 0; i < heavyRounds; i++) {
     const l = await load1();
     for (const q of SCALE_QUERIES) {
@@ -444,6 +514,7 @@ async function measureSize(
         rg.load.push(l);
       }
     }
+    for (const q of SCALE_HARD_QUERIES) perHard.get(q)!.push(await searchBeside(q, hard, l));
     the.samples.push(
       (await runTimed(launcher, ["search", "the", "--project", "*"], { cwd, env })).wallMs,
     );
@@ -454,6 +525,11 @@ async function measureSize(
   notes.push(
     `${name}: terminus search per query, p50 beyond the floor: ${
       [...perQuery].map(([q, xs]) => `${q} ${r1(p50(xs) - floorP50)}`).join(", ")
+    }`,
+  );
+  notes.push(
+    `${name}: hard queries, p50 beyond the floor: ${
+      [...perHard].map(([q, xs]) => `${q} ${r1(p50(xs) - floorP50)}`).join(", ")
     }`,
   );
   notes.push(
@@ -479,6 +555,9 @@ async function measureSize(
   }
   const ratio = p50(grep.samples) / p50(search.samples);
   grep.extra = `grep p50 / terminus search p50: ${round(ratio, 2)}x`;
+  if (rg.samples.length) {
+    rg.extra = `rg p50 / terminus search p50: ${round(p50(rg.samples) / p50(search.samples), 2)}x`;
+  }
   return { rows, notes, scn: settled };
 }
 
