@@ -282,13 +282,8 @@ async function phasesChild(event: Event, scratch: string): Promise<PhaseSample> 
   const { loadConfig } = await import("../../core/config.ts");
   const { dataDir, storePath, processEnv } = await import("../../core/paths.ts");
   const { openRead } = await import("../../core/store/db.ts");
-  const { resolveScope } = await import("../../core/open.ts");
-  const { egress } = await import("../../core/egress.ts");
   const { canonicalJson } = await import("../../core/output.ts");
-  const { buildBrief } = await import("../../core/inject/brief.ts");
-  const { recall } = await import("../../core/inject/prompt.ts");
-  const { spellings } = await import("../../core/inject/spellings.ts");
-  const { THRESHOLDS } = await import("../../core/inject/thresholds.ts");
+  const { answerHook } = await import("../../core/inject/hook.ts");
   const { queueDecision } = await import("../../core/inject/queue.ts");
   const { readState, writeState } = await import("../../core/inject/state.ts");
 
@@ -303,81 +298,43 @@ async function phasesChild(event: Event, scratch: string): Promise<PhaseSample> 
   let answered = false;
   for (let i = 0; i < PHASE_LOOP; i++) {
     const t: Record<string, number> = {};
-    let a = performance.now();
-    const lap = (name: string) => {
-      const b = performance.now();
-      t[name] = b - a;
-      a = b;
-    };
+    const c0 = performance.now();
     const cfg = loadConfig(processEnv);
     const dir = dataDir(processEnv);
-    lap("config");
-    const opened = openRead(storePath(dir));
-    if (!opened) throw new Error("no store");
-    const db = opened.db;
-    lap("store open");
-    let text: string | null = null;
-    if (event === "SessionStart") {
-      const scope = resolveScope(db, cfg, payload.cwd, undefined);
-      if (scope.ok && scope.vis.project !== null) {
-        const b = buildBrief(
-          db,
-          { ...scope.vis, project: scope.vis.project },
-          cfg.injection.briefChars,
-          egress(cfg.privacy.redactRecall),
-        );
-        text = b?.text ?? null;
-      }
-      lap("query");
-    } else {
-      const names = spellings(payload.prompt, payload.cwd, THRESHOLDS.max_candidates);
-      const scope = resolveScope(db, cfg, payload.cwd, undefined);
-      const st = readState(scratch, payload.session_id);
-      let injected: { id: number; chars: number }[] = [];
-      if (scope.ok) {
-        const r = recall({
-          db,
-          vis: scope.vis,
-          sessionId: payload.session_id,
-          spellings: names,
-          thresholds: THRESHOLDS,
-          suppress: new Map(),
-          owedKnown: null,
-          promptChars: cfg.injection.promptChars,
-          filter: egress(cfg.privacy.redactRecall),
-        });
-        text = r.text;
-        injected = r.injected;
-      }
-      lap("query");
-      // the decision file and the session state go to a scratch folder, not the store's
-      queueDecision(scratch, {
-        session_id: payload.session_id,
-        at: new Date().toISOString(),
-        cwd: payload.cwd,
-        project: scope.ok ? scope.vis.project : null,
-        prompt: payload.prompt,
-        spellings: names,
-        candidates: [],
-        injected,
-        suppressed: [],
-        compacted: false,
-        dropped: 0,
-        thresholds: { ...THRESHOLDS },
-        watermark: 0,
-        note: null,
-      });
-      writeState(scratch, payload.session_id, st);
-    }
-    db.close();
-    if (text !== null) {
+    t["config"] = performance.now() - c0;
+    // the product's own use case, with a context whose store opener is timed and whose
+    // decision log and session state go to a scratch folder, not the store's
+    let openMs = 0;
+    const a0 = performance.now();
+    const answer = answerHook(event, payload, {
+      cfg,
+      clock: () => performance.now(),
+      now: () => new Date(),
+      openStore: () => {
+        const o0 = performance.now();
+        const db = openRead(storePath(dir))?.db ?? null;
+        openMs = performance.now() - o0;
+        return db;
+      },
+      readState: (id) => readState(scratch, id),
+      writeState: (id, st) => writeState(scratch, id, st),
+      queueDecision: (doc) => queueDecision(scratch, doc),
+      home: processEnv("HOME") ?? null,
+    });
+    const decideMs = performance.now() - a0;
+    t["store open"] = openMs;
+    t["query"] = decideMs - openMs;
+    const o0 = performance.now();
+    if (answer.text !== null) {
       encoder.encode(
-        canonicalJson({ hookSpecificOutput: { hookEventName: event, additionalContext: text } }) +
-          "\n",
+        canonicalJson({
+          hookSpecificOutput: { hookEventName: event, additionalContext: answer.text },
+        }) + "\n",
       );
     }
-    lap("output");
-    answered ||= text !== null;
+    answer.record(answer.text !== null);
+    t["output"] = performance.now() - o0;
+    answered ||= answer.text !== null;
     for (const [k, v] of Object.entries(t)) {
       if (i === 0) cold[k] = v;
       else (warm[k] ??= []).push(v);
