@@ -5,7 +5,8 @@
  * both places are read. Only sessions whose id starts with `prefix` are kept.
  */
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import { decisionDocs } from "../../core/store/decisions.ts";
+import { withStore } from "./store.ts";
 
 export interface HookTimes {
   elapsed: number;
@@ -21,14 +22,7 @@ export function hookTimes(store: string, dataDir: string, prefix: string): Map<s
     }
   };
   try {
-    const db = new DatabaseSync(store, { readOnly: true });
-    try {
-      for (const r of db.prepare("SELECT doc FROM decisions").all() as { doc: string }[]) {
-        take(r.doc);
-      }
-    } finally {
-      db.close();
-    }
+    for (const doc of withStore(store, (db) => decisionDocs(db))) take(doc);
   } catch { /* no store yet: the queue alone */ }
   try {
     for (const e of Deno.readDirSync(join(dataDir, "queue"))) {

@@ -6,10 +6,12 @@
  * VACUUM INTO of a 1.3 GB store mid-measurement is not what the figures are about.
  */
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { ingest, type Scenario, scenario } from "./terminus.ts";
 import { type ScaleCorpus, withScaleLock } from "./scale_corpus.ts";
 import { withStore } from "./store.ts";
+import { forgetDecisions } from "../../core/store/decisions.ts";
+import { lastRunNotes as notesOfLastRun } from "../../core/store/inspect.ts";
+import { openWrite } from "../../core/store/db.ts";
 
 /** Bumped when the settled store must be remade (not for a schema change: a pass migrates). */
 const STORE_VERSION = 1;
@@ -23,13 +25,7 @@ export function scaleConfig(s: Scenario): void {
 
 /** Whether the store's last pass had anything to say (closing, observing, leaving work). */
 export function lastRunNotes(store: string): string | null {
-  return withStore(
-    store,
-    (db) =>
-      (db.prepare("SELECT notes FROM runs ORDER BY id DESC LIMIT 1").get() as
-        | { notes: string | null }
-        | undefined)?.notes ?? null,
-  );
+  return withStore(store, notesOfLastRun);
 }
 
 export interface SettledStore {
@@ -92,15 +88,10 @@ async function settledLocked(
  * no-op pass 2.5-5.6 ms): left in place, the no-op row would grow with the bench's own history.
  */
 function forgetHooks(scn: Scenario): number {
-  const db = new DatabaseSync(scn.store);
+  const db = openWrite(scn.store).db;
   let n = 0;
   try {
-    db.exec("PRAGMA busy_timeout = 5000");
-    n = (db.prepare("SELECT count(*) AS n FROM decisions").get() as { n: number }).n;
-    if (n > 0) {
-      db.exec("BEGIN IMMEDIATE; DELETE FROM labels; DELETE FROM decisions; COMMIT");
-      db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    }
+    n = forgetDecisions(db);
   } finally {
     db.close();
   }

@@ -3,17 +3,14 @@ import { metric, type Section } from "../lib/context.ts";
 import { withStore } from "../lib/store.ts";
 import { round } from "../lib/stats.ts";
 import { fullStore } from "./backfill.ts";
+import { blockTotals } from "../../core/store/inspect.ts";
 
 export const section: Section = {
   name: "compression",
   title: "Block compression",
   async run(ctx) {
     const { scn } = await fullStore(ctx);
-    const r = withStore(scn.store, (db) =>
-      db.prepare(
-        `SELECT count(*) AS blocks, sum(raw_len) AS raw, sum(length(bytes)) AS stored,
-           sum(raw_len = 65536) AS fullBlocks FROM blocks`,
-      ).get() as { blocks: number; raw: number; stored: number; fullBlocks: number });
+    const r = withStore(scn.store, blockTotals);
     const ratio = r.raw / r.stored;
     const notes = [
       `${r.blocks} blocks (${r.fullBlocks} full 64 KiB), ${r.raw} raw bytes in ${r.stored} stored bytes.`,

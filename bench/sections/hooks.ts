@@ -12,10 +12,11 @@
  */
 import { join } from "node:path";
 import { installed } from "../lib/installed.ts";
-import { DatabaseSync } from "node:sqlite";
 import { type BenchContext, metric, type Section } from "../lib/context.ts";
 import { round } from "../lib/stats.ts";
-import { copyStore } from "../lib/store.ts";
+import { copyStore, withStore } from "../lib/store.ts";
+import { busiestProject, pathsBelow, runCount } from "../../core/store/inspect.ts";
+import { decisionDocs, decisionTally } from "../../core/store/decisions.ts";
 
 const EVENTS = ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"] as const;
 export type Event = typeof EVENTS[number];
@@ -67,26 +68,14 @@ export interface Workload {
 
 /** The project with the most sessions, and the paths its turns name below it. */
 export function workload(store: string): Workload {
-  const db = new DatabaseSync(store, { readOnly: true });
-  try {
-    const top = db.prepare(
-      `SELECT project, count(*) AS sessions, sum(turn_count) AS turns FROM session_meta
-       WHERE project IS NOT NULL AND parent_session_key IS NULL
-       GROUP BY project ORDER BY sessions DESC, project LIMIT 1`,
-    ).get() as { project: string; sessions: number; turns: number } | undefined;
+  return withStore(store, (db) => {
+    const top = busiestProject(db);
     if (!top) throw new Error(`${store} holds no project`);
-    const rows = db.prepare(
-      `SELECT DISTINCT e.value AS v FROM entities e
-       JOIN turns t ON t.id = e.turn_id JOIN session_meta m ON m.session_no = t.session_no
-       WHERE e.kind = 'path' AND m.project = ? AND e.value LIKE ? LIMIT 400`,
-    ).all(top.project, `${top.project}/%`) as { v: string }[];
-    const paths = rows.map((r) => r.v.slice(top.project.length + 1))
+    const paths = pathsBelow(db, top.project, 400).map((v) => v.slice(top.project.length + 1))
       .filter((p) => p !== "" && !/\s/.test(p)).sort().slice(0, 60);
     if (paths.length === 0) throw new Error(`no stored path below ${top.project}`);
     return { project: top.project, sessions: top.sessions, turns: top.turns, paths };
-  } finally {
-    db.close();
-  }
+  });
 }
 
 const PROMPTS = [
@@ -191,39 +180,20 @@ function countDeadlineDecisions(dataDir: string, store: string, sinceId: number)
       if (typeof d.note === "string" && DEADLINE.test(d.note)) n++;
     }
   } catch { /* no queue */ }
-  const db = new DatabaseSync(store, { readOnly: true });
-  try {
-    const rows = db.prepare("SELECT doc FROM decisions WHERE id > ?").all(sinceId) as {
-      doc: string;
-    }[];
-    for (const r of rows) {
-      const note = JSON.parse(r.doc).note;
-      if (typeof note === "string" && DEADLINE.test(note)) n++;
-    }
-  } finally {
-    db.close();
+  for (const doc of withStore(store, (db) => decisionDocs(db, sinceId))) {
+    const note = JSON.parse(doc).note;
+    if (typeof note === "string" && DEADLINE.test(note)) n++;
   }
   return n;
 }
 
 /** Archive passes recorded so far. */
 function runRows(store: string): number {
-  const db = new DatabaseSync(store, { readOnly: true });
-  try {
-    return (db.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+  return withStore(store, runCount);
 }
 
 function maxDecisionId(store: string): number {
-  const db = new DatabaseSync(store, { readOnly: true });
-  try {
-    return (db.prepare("SELECT COALESCE(max(id), 0) AS n FROM decisions").get() as { n: number })
-      .n;
-  } finally {
-    db.close();
-  }
+  return withStore(store, decisionTally).maxId;
 }
 
 function queuedCount(dataDir: string): number {
@@ -236,12 +206,7 @@ function queuedCount(dataDir: string): number {
 }
 
 function decisionCount(store: string): number {
-  const db = new DatabaseSync(store, { readOnly: true });
-  try {
-    return (db.prepare("SELECT count(*) AS n FROM decisions").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
+  return withStore(store, decisionTally).count;
 }
 
 /* ---------- phases, in-process (the child side) ---------- */

@@ -33,6 +33,7 @@ import { installed } from "../lib/installed.ts";
 import { fullStore } from "./backfill.ts";
 import { measureFloor } from "./floor.ts";
 import { transcriptBytes } from "./real.ts";
+import { archivedProjects, matchCounts, objectSizes } from "../../core/store/inspect.ts";
 
 /** The projects of the genuine corpus (copy 0 spelling), by a short name. */
 const PROJECTS = {
@@ -191,7 +192,6 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
   const { rank } = await import("../../core/recall/rank.ts");
   const { parseQuery } = await import("../../core/recall/query.ts");
   const { searchCandidates } = await import("../../core/store/search_candidates.ts");
-  const { visibleWhere } = await import("../../core/store/visibility.ts");
   const { openRead } = await import("../../core/store/db.ts");
   const { initReader } = await import("../../core/store/codec.ts");
   const { egress } = await import("../../core/egress.ts");
@@ -278,16 +278,9 @@ async function inprocChild(store: string, queriesFile: string): Promise<ChildOut
     out[i].searchMs = median(s);
     // how many turns match, untimed
     const match = parseQuery(r.q).match!;
-    const w = visibleWhere({ project: r.project, exclude: [] });
-    const count = (sql: string, ...p: string[]) =>
-      (db.prepare(sql).get(match, ...p) as { n: number }).n;
-    out[i].matches = count("SELECT count(*) AS n FROM turns_fts WHERE turns_fts MATCH ?");
-    out[i].scopedMatches = count(
-      `SELECT count(*) AS n FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
-       LEFT JOIN session_meta m ON m.session_no = t.session_no
-       WHERE turns_fts MATCH ? AND ${w.sql}`,
-      ...w.params,
-    );
+    const mc = matchCounts(db, match, { project: r.project, exclude: [] });
+    out[i].matches = mc.matches;
+    out[i].scopedMatches = mc.scoped;
   });
   db.close();
   return { importMs, configMs, openMs, codecMs, queries: out };
@@ -329,11 +322,7 @@ const r2 = (x: number) => round(x, 2);
 
 /** The queries with their projects as spelt in their copy; throws if one is not archived. */
 export function resolveQueries(ctx: BenchContext, store: string): Resolved[] {
-  const archived = withStore(store, (db) =>
-    new Set(
-      (db.prepare("SELECT DISTINCT project AS p FROM session_meta WHERE project IS NOT NULL")
-        .all() as { p: string }[]).map((r) => r.p),
-    ));
+  const archived = withStore(store, archivedProjects);
   return QUERIES.map((s, i) => {
     if (s.in === "*") return { q: s.q, kind: s.kind, project: null };
     const project = inCopy(PROJECTS[s.in], i % ctx.corpus.copies);
@@ -539,14 +528,7 @@ export const section: Section = {
     }
 
     // index size
-    const objects = withStore(
-      scn.store,
-      (db) =>
-        db.prepare("SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name").all() as {
-          name: string;
-          bytes: number;
-        }[],
-    );
+    const objects = withStore(scn.store, objectSizes);
     const idx: Record<IndexGroup, number> = {
       fts: 0,
       entities: 0,

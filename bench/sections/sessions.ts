@@ -9,7 +9,6 @@
  *   of the data directory each run (the one transaction, its checkpoint and the tombstone).
  */
 import { join } from "node:path";
-import { DatabaseSync } from "node:sqlite";
 import { type BenchContext, metric, type Section } from "../lib/context.ts";
 import { runTimed } from "../lib/proc.ts";
 import { realRoot } from "../lib/real.ts";
@@ -17,6 +16,8 @@ import { round, summarise, type Summary } from "../lib/stats.ts";
 import { cliArgs, ingest, type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
 import { loadavg } from "../lib/machine.ts";
 import { PERMISSION_FLAGS } from "../../core/context.ts";
+import { editingSessions as mostEditing } from "../../core/store/inspect.ts";
+import { withStore } from "../lib/store.ts";
 
 const QUERIES = ["execute_land", "TypeError", "rebase", "git commit", "worktree"];
 const ROUNDS = 5;
@@ -47,16 +48,7 @@ function copyTree(from: string, to: string): void {
 
 /** The sessions whose turns call Edit, Write or MultiEdit most, by number. */
 function editingSessions(store: string): number[] {
-  const db = new DatabaseSync(store, { readOnly: true });
-  try {
-    return (db.prepare(
-      `SELECT session_no AS no, count(*) AS n FROM turns
-       WHERE tool_name IN ('Edit', 'Write', 'MultiEdit')
-       GROUP BY session_no ORDER BY n DESC, session_no LIMIT ?`,
-    ).all(SESSIONS) as { no: number }[]).map((r) => r.no);
-  } finally {
-    db.close();
-  }
+  return withStore(store, (db) => mostEditing(db, SESSIONS));
 }
 
 /** Nearest-rank 95th percentile. */

@@ -7,6 +7,7 @@ import { metric, type Section } from "../lib/context.ts";
 import { fileSize, withStore } from "../lib/store.ts";
 import { MiB, round } from "../lib/stats.ts";
 import { fullStore } from "./backfill.ts";
+import { objectSizes, pageCounts } from "../../core/store/inspect.ts";
 
 type Group = "blocks" | "fts" | "rest";
 
@@ -21,18 +22,10 @@ export const section: Section = {
   title: "Store size",
   async run(ctx) {
     const { scn } = await fullStore(ctx);
-    const { objects, pageSize, pages, freePages } = withStore(scn.store, (db) => {
-      const objects = db.prepare(
-        "SELECT name, sum(pgsize) AS bytes, count(*) AS pages FROM dbstat GROUP BY name ORDER BY bytes DESC",
-      ).all() as { name: string; bytes: number; pages: number }[];
-      const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
-      return {
-        objects,
-        pageSize: one("SELECT page_size AS n FROM pragma_page_size"),
-        pages: one("SELECT page_count AS n FROM pragma_page_count"),
-        freePages: one("SELECT freelist_count AS n FROM pragma_freelist_count"),
-      };
-    });
+    const { objects, pageSize, pages, freePages } = withStore(
+      scn.store,
+      (db) => ({ objects: objectSizes(db), ...pageCounts(db) }),
+    );
     const transcript = ctx.corpus.bytes;
     const sums: Record<Group, number> = { blocks: 0, fts: 0, rest: 0 };
     for (const o of objects) sums[groupOf(o.name)] += o.bytes;

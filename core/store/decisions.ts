@@ -164,3 +164,26 @@ export function lateOfLast(db: Db, n: number): { prompts: number; late: number }
   ).get(n) as { prompts: number; late: number };
   return { prompts: Number(r.prompts), late: Number(r.late) };
 }
+
+/** The decision documents logged after decision `sinceId` (0: all), oldest first. */
+export function decisionDocs(db: Db, sinceId = 0): string[] {
+  return (db.prepare("SELECT doc FROM decisions WHERE id > ? ORDER BY id").all(sinceId) as {
+    doc: string;
+  }[]).map((r) => r.doc);
+}
+
+/** The newest decision's id (0: none), and how many there are. */
+export function decisionTally(db: Db): { maxId: number; count: number } {
+  return db.prepare("SELECT COALESCE(max(id), 0) AS maxId, count(*) AS count FROM decisions")
+    .get() as { maxId: number; count: number };
+}
+
+/** Forgets every decision and label (a bench's own hooks, before it measures a settled store). */
+export function forgetDecisions(db: Db): number {
+  const n = decisionTally(db).count;
+  if (n > 0) {
+    db.exec("BEGIN IMMEDIATE; DELETE FROM labels; DELETE FROM decisions; COMMIT");
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+  }
+  return n;
+}

@@ -2,6 +2,7 @@
 import type { Db } from "./db.ts";
 import { blake3, decompress, sessionChecksum } from "./codec.ts";
 import { BLOCK_BYTES } from "../constants.ts";
+import { type Visibility, visibleWhere } from "./visibility.ts";
 
 export interface Counts {
   sessions: number;
@@ -145,4 +146,97 @@ function equal(a: Uint8Array, b: Uint8Array): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
+}
+
+/** Each table's and index's bytes and pages (SQLite's dbstat), largest first. */
+export function objectSizes(db: Db): { name: string; bytes: number; pages: number }[] {
+  return db.prepare(
+    "SELECT name, sum(pgsize) AS bytes, count(*) AS pages FROM dbstat GROUP BY name ORDER BY bytes DESC",
+  ).all() as { name: string; bytes: number; pages: number }[];
+}
+
+/** The file's page size, its pages and how many of them are free. */
+export function pageCounts(db: Db): { pageSize: number; pages: number; freePages: number } {
+  const one = (sql: string) => (db.prepare(sql).get() as { n: number }).n;
+  return {
+    pageSize: one("SELECT page_size AS n FROM pragma_page_size"),
+    pages: one("SELECT page_count AS n FROM pragma_page_count"),
+    freePages: one("SELECT freelist_count AS n FROM pragma_freelist_count"),
+  };
+}
+
+/** The blocks' count, raw and stored bytes, and how many are full (BLOCK_BYTES raw). */
+export function blockTotals(
+  db: Db,
+): { blocks: number; raw: number; stored: number; fullBlocks: number } {
+  return db.prepare(
+    `SELECT count(*) AS blocks, sum(raw_len) AS raw, sum(length(bytes)) AS stored,
+       sum(raw_len = ${BLOCK_BYTES}) AS fullBlocks FROM blocks`,
+  ).get() as { blocks: number; raw: number; stored: number; fullBlocks: number };
+}
+
+/** Every project a session was filed under. */
+export function archivedProjects(db: Db): Set<string> {
+  return new Set(
+    (db.prepare("SELECT DISTINCT project AS p FROM session_meta WHERE project IS NOT NULL")
+      .all() as { p: string }[]).map((r) => r.p),
+  );
+}
+
+/** The project with the most main-thread sessions: its sessions and turns. */
+export function busiestProject(
+  db: Db,
+): { project: string; sessions: number; turns: number } | null {
+  return (db.prepare(
+    `SELECT project, count(*) AS sessions, sum(turn_count) AS turns FROM session_meta
+     WHERE project IS NOT NULL AND parent_session_key IS NULL
+     GROUP BY project ORDER BY sessions DESC, project LIMIT 1`,
+  ).get() as { project: string; sessions: number; turns: number } | undefined) ?? null;
+}
+
+/** Distinct stored paths below `project` that its sessions' turns name, at most `limit`. */
+export function pathsBelow(db: Db, project: string, limit: number): string[] {
+  return (db.prepare(
+    `SELECT DISTINCT e.value AS v FROM entities e
+     JOIN turns t ON t.id = e.turn_id JOIN session_meta m ON m.session_no = t.session_no
+     WHERE e.kind = 'path' AND m.project = ? AND e.value LIKE ? LIMIT ?`,
+  ).all(project, `${project}/%`, limit) as { v: string }[]).map((r) => r.v);
+}
+
+/** The sessions whose turns call Edit, Write or MultiEdit most, by number. */
+export function editingSessions(db: Db, limit: number): number[] {
+  return (db.prepare(
+    `SELECT session_no AS no, count(*) AS n FROM turns
+     WHERE tool_name IN ('Edit', 'Write', 'MultiEdit')
+     GROUP BY session_no ORDER BY n DESC, session_no LIMIT ?`,
+  ).all(limit) as { no: number }[]).map((r) => r.no);
+}
+
+/** How many archive passes the store has recorded. */
+export function runCount(db: Db): number {
+  return (db.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n;
+}
+
+/** The notes of the last recorded pass (null: none, or it had nothing to say). */
+export function lastRunNotes(db: Db): string | null {
+  return (db.prepare("SELECT notes FROM runs ORDER BY id DESC LIMIT 1").get() as
+    | { notes: string | null }
+    | undefined)?.notes ?? null;
+}
+
+/** Turns whose text matches an FTS5 expression: all of them, and those `vis` may see. */
+export function matchCounts(
+  db: Db,
+  match: string,
+  vis: Visibility,
+): { matches: number; scoped: number } {
+  const w = visibleWhere(vis);
+  const matches = (db.prepare("SELECT count(*) AS n FROM turns_fts WHERE turns_fts MATCH ?")
+    .get(match) as { n: number }).n;
+  const scoped = (db.prepare(
+    `SELECT count(*) AS n FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+     LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE turns_fts MATCH ? AND ${w.sql}`,
+  ).get(match, ...w.params) as { n: number }).n;
+  return { matches, scoped };
 }
