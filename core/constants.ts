@@ -39,9 +39,10 @@ export const BUSY_TIMEOUT_READ_MS = 200;
  * At ~3 GB the random-keyed indexes (entities, paths, uuids) are ~120 MB: at 16 MiB most of a
  * backfill's index inserts missed the cache and read the page back (a 3 GB backfill took 86 s,
  * 24 s of it system time); 48 MiB took it to ~73 s, the memory paid for by the launcher's
- * malloc setting below (bench/README.md, seventh round). The WAL stays at 64 MiB: at 256 MiB the
- * backfill gained ~3 s, but each checkpoint's burst of writes held up the hooks running beside it
- * (their p95 went from 21-29 ms beyond the floor to 146-165, and one prompt in 20 missed).
+ * malloc setting below (docs/design/performance.md, "A larger store costs more per byte"). The
+ * WAL stays at 64 MiB: at 256 MiB the backfill gained ~3 s, but each checkpoint's burst of writes
+ * held up the hooks running beside it (their p95 went from 21-29 ms beyond the floor to 146-165,
+ * and one prompt in 20 missed).
  */
 export const WRITER_CACHE_KIB = 48 * 1024;
 export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
