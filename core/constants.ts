@@ -1,6 +1,7 @@
 /**
- * Every number the specification names, once. Other modules import these by name so a
- * threshold is changed in one place and reads the same everywhere.
+ * Every number the specification names, once, and the knobs several modules (or tests) share.
+ * A knob one module tunes lives beside its code with a one-line why; what measured it is in
+ * docs/design/performance.md, not here.
  */
 
 export const VERSION = "0.1.0";
@@ -22,12 +23,7 @@ export const REWRITE_CHECK_BYTES = 64 * 1024;
 /** A rewritten transcript's new lineage is archived under `<session_key>#<n>`, n from 2. */
 export const LINEAGE_MARK = "#";
 export const ZSTD_LEVEL = 3;
-/**
- * The compressor's window, stated (128 KiB; a block is 64 KiB). Unstated, each one-shot
- * compress sizes its context for a 2 MiB window: 3.6 MiB allocated and zeroed per block,
- * against 1.7 MiB. The frames hold the same compressed blocks; only the header's window
- * descriptor differs, and the decoder reads either.
- */
+/** The compressor's window, stated: unstated, every block's context is sized for 2 MiB (performance.md). */
 export const ZSTD_WINDOW_LOG = 17;
 
 /** SQLite busy timeouts: the pass may wait a little, readers barely. */
@@ -35,37 +31,13 @@ export const BUSY_TIMEOUT_WRITE_MS = 5_000;
 export const BUSY_TIMEOUT_READ_MS = 200;
 
 /**
- * The pass's SQLite page cache, and how many WAL pages it lets build up before a checkpoint.
- * At ~3 GB the random-keyed indexes (entities, paths, uuids) are ~120 MB: at 16 MiB most of a
- * backfill's index inserts missed the cache and read the page back (a 3 GB backfill took 86 s,
- * 24 s of it system time); 48 MiB took it to ~73 s, the memory paid for by the launcher's
- * malloc setting below (docs/design/performance.md, "A larger store costs more per byte"). The
- * WAL stays at 64 MiB: at 256 MiB the backfill gained ~3 s, but each checkpoint's burst of writes
- * held up the hooks running beside it (their p95 went from 21-29 ms beyond the floor to 146-165,
- * and one prompt in 20 missed).
- */
-export const WRITER_CACHE_KIB = 48 * 1024;
-export const WAL_AUTOCHECKPOINT_PAGES = 16_384;
-/**
- * The launcher's glibc `MALLOC_MMAP_THRESHOLD_` (unless the person set one): a block this large
- * or larger is mapped on its own and given back when freed. Left to glibc, the threshold rises
- * to the largest block freed so far (a backfill's 8 MiB windows), and the freed windows then
- * stay in the heap: a 3 GB backfill peaked 35-50 MiB higher. It sits above the compressor's
- * 1.7 MiB context (made afresh for every block): at 1 MiB each context was mapped and faulted
- * in anew, which was a third of a 1.1 GB backfill's wall.
+ * The launcher's glibc `MALLOC_MMAP_THRESHOLD_` (unless set): freed windows go back to the
+ * kernel, and the compressor's context stays below it (performance.md, "Launcher allocator
+ * variables").
  */
 export const MALLOC_MMAP_THRESHOLD_BYTES = 2 * 1024 * 1024;
-/**
- * The launcher's glibc `MALLOC_TRIM_THRESHOLD_` (unless set): a fixed mmap threshold pins the
- * trim threshold at 128 KiB, so every freed context at the heap's top was handed back to the
- * kernel and faulted in again for the next block. Twice the mmap threshold, as glibc's own
- * sliding rule would set it.
- */
+/** The launcher's glibc `MALLOC_TRIM_THRESHOLD_` (unless set): twice the mmap one, as glibc's rule sets it. */
 export const MALLOC_TRIM_THRESHOLD_BYTES = 2 * MALLOC_MMAP_THRESHOLD_BYTES;
-
-/** A reader that finds the store locked (a new store switching to WAL) retries this often. */
-export const READ_BUSY_RETRIES = 20;
-export const READ_BUSY_PAUSE_MS = 25;
 
 /** `git rev-parse --show-toplevel` gets this long before the cwd is used instead. */
 export const GIT_TIMEOUT_MS = 1_000;
@@ -78,18 +50,7 @@ export const OBSERVE_PER_PASS = 100;
 export const BACKFILL_MAX_PASSES = 1000;
 /** The pass's tail steps (drain, labels) commit this many rows at a time, so a killed pass keeps its progress. */
 export const TAIL_STEP_ROWS = 50;
-/**
- * A pass commits its files in batches of at most this many bytes read, or this long (8 MiB /
- * 250 ms until a 1.1 GB backfill showed 16 MiB / 500 ms writing a fifth fewer bytes, the same
- * CPU and peak RSS: each COMMIT rewrites the random-keyed index pages it touched).
- */
-export const PASS_BATCH_BYTES = 16 * 1024 * 1024;
-export const PASS_BATCH_MS = 500;
-/**
- * FTS5's buffer of pending terms (its `hashsize`, kept in the index's config): at SQLite's
- * default of 1 MiB a batch's terms were flushed as several segments, each merged back later;
- * this holds one batch's terms, so a batch writes one segment.
- */
+/** FTS5's buffer of pending terms (its `hashsize`): one batch's terms, so a batch writes one segment. */
 export const FTS_PENDING_BYTES = 8 * 1024 * 1024;
 /** A pass reads a transcript this many bytes at a time, so its memory is bounded whatever the file. */
 export const PASS_WINDOW_BYTES = 8 * 1024 * 1024;
@@ -105,21 +66,12 @@ export const DERIVE_WORKER_MIN_BYTES = 1 * 1024 * 1024;
  */
 export const DERIVE_QUEUE_BYTES = 12 * 1024 * 1024;
 /**
- * V8's heap sizing, set on every start of the runtime: the young generation per thread (MiB per
- * semi-space) and how far the old generation may grow past its live size before a collection.
- * The young generation starts at its full size: V8 otherwise starts it at 1 MiB, and a search or
- * a hook then pays scavenges before it exits. At 16 MiB a settled pass over ~4,000 transcripts
- * (about 12 MB of stat results, file names and watermarks) or a search's 1,000 candidates never
- * scavenge; at 4 they paid 3-7 ms copying what was still live.
+ * V8's young generation per thread (MiB per semi-space), full size from the start so a search,
+ * a hook or a no-op pass never scavenges (performance.md, "The young generation").
  */
 export const SEMI_SPACE_MIB = 16;
-/**
- * The backfill's young generation (`backfill --work`, and the compiled binary, whose flags are
- * fixed for every command it runs). A backfill's two threads each fill theirs with windows'
- * garbage over and over: at 16 MiB a ~1.1 GB backfill peaked at 338 MiB, past its budget.
- */
+/** The backfill's young generation (and the compiled binary's): smaller, for its peak RSS (performance.md). */
 export const BACKFILL_SEMI_SPACE_MIB = 4;
-export const HEAP_GROWING_PERCENT = 20;
 /**
  * A line with no newline in this many bytes is oversized: archived as bytes, window by window,
  * and never parsed or held whole.
@@ -157,10 +109,8 @@ export const SEARCH_POOL = 200;
  */
 export const SEARCH_READ_CAP = 1_000;
 /**
- * Search: the one-word clauses BM25 scores exactly span fewer FTS5 leaf pages than this together
- * (about 4 KB each, some 1.4 ms of walk per 100 on the scale bench's machine), since FTS5 walks
- * each one's whole doclist for its idf; the longest are common until they do, and add nothing to
- * every candidate alike (docs/design/search.md; chosen by the quality and scale benches).
+ * Search: the one-word clauses BM25 scores exactly span fewer FTS5 leaf pages than this together;
+ * the longest count as common (search.md, "Common clauses"; performance.md).
  */
 export const SEARCH_COMMON_PAGES = 100;
 /**
@@ -204,18 +154,11 @@ export const HOOK_STDIN_WAIT_MS = 500;
 /** The niceness a hook starts its detached pass at: the lowest priority, behind the lookups. */
 export const PASS_NICENESS = 19;
 /**
- * A pass a hook starts runs its command this long after the hook started it: bash's job sleeps
- * it before the runtime starts, and the pass waits in process whatever is left (mod.ts), so it
- * takes no core from the lookup. Beside a backfill on both cores the pass the hook started,
- * with no wait, took 3-8 of 20 hooks past the deadline, against 0-1 with no pass (`deno task
- * bench --only deadline`).
+ * A pass a hook starts waits this long before it runs, so it takes no core from the lookup
+ * (performance.md, "Hook deadline beside a backfill").
  */
 export const HOOK_PASS_WAIT_MS = HOOK_DEADLINE_MS;
-/**
- * The niceness the backfill's worker runs at: beside a backfill at normal priority on both
- * cores, 36-57% of prompt hooks that found turns missed the 50 ms; at 19, none of 14 (bench
- * --only deadline).
- */
+/** The niceness the backfill's worker runs at, so the hooks beside it keep their deadline (performance.md). */
 export const BACKFILL_NICENESS = 19;
 /** doctor's last_run looks at this many of the latest logged prompts for deadline misses... */
 export const DEADLINE_MISS_WINDOW = 100;
@@ -256,11 +199,7 @@ export const HOUR_MS = 60 * 60 * 1000;
 /** SQLite's lock page holds the byte at this offset; it is never used, so dbstat never lists it. */
 export const SQLITE_LOCK_BYTE_OFFSET = 0x40000000;
 
-/**
- * `terminus backfill`'s time estimate: the archive + index rate `deno task bench` measured for
- * one writer over the 200 MB synthetic corpus (backfill_full_mb_s: 11.29 MB/s on a 2-core
- * linux x86_64 machine), rounded down. MB here is 10^6 bytes, as the bench reports it.
- */
+/** `terminus backfill`'s first time estimate, in 10^6 bytes a second, before a pass has measured one. */
 export const BACKFILL_RATE_MB_S = 11;
 /** A pass that read less than this says little about the rate (start-up dominates it). */
 export const RATE_SAMPLE_MIN_BYTES = 8 * 1_000_000;
@@ -350,9 +289,8 @@ export const CHANGES_CONTEXT_LINES = 3;
 export const SHOW_DIFF_LINES = 40;
 
 /**
- * terminus.toml is read only from a regular file and at most this many bytes (issue 26: a
- * FIFO hung every hook, a 17 MB file took 11 s to parse on every hook). Its error is one line
- * of at most CONFIG_ERROR_CHARS characters: a deeply nested file once printed 600 KB.
+ * terminus.toml is read only from a regular file of at most this many bytes, and its error is one
+ * line of at most CONFIG_ERROR_CHARS characters (faults.md).
  */
 export const CONFIG_BYTES_MAX = 1024 * 1024;
 export const CONFIG_ERROR_CHARS = 240;

@@ -3,10 +3,13 @@
  * directory the person typed the command in.
  */
 import { type Env, processEnv } from "./paths.ts";
-import { BACKFILL_SEMI_SPACE_MIB, HEAP_GROWING_PERCENT, SEMI_SPACE_MIB } from "./constants.ts";
+import { BACKFILL_SEMI_SPACE_MIB, SEMI_SPACE_MIB } from "./constants.ts";
 import type { ProgressFactory } from "./progress.ts";
 import type { Dialogue } from "./dialogue.ts";
 import type { Streams } from "./streams.ts";
+
+/** How far V8's old generation may grow past its live size before a collection. */
+const HEAP_GROWING_PERCENT = 20;
 
 export interface Context {
   env: Env;

@@ -3,11 +3,18 @@
  * its segments once per batch instead of once per file, and a file's outcome is reported only
  * once the commit that holds it succeeded.
  */
-import { FTS_PENDING_BYTES, PASS_BATCH_BYTES, PASS_BATCH_MS } from "../constants.ts";
+import { FTS_PENDING_BYTES } from "../constants.ts";
 import { beginWrite, commitWrite, type Db } from "../store/db.ts";
 import { type FtsRow, insertFts, setFtsPendingBytes } from "../store/derived.ts";
 import { rollback } from "../store/rollback.ts";
 import type { Found } from "../transcript/discover.ts";
+
+/**
+ * A batch closes after this many bytes read or this long: each COMMIT rewrites the random-keyed
+ * index pages it touched, so fewer, larger batches write less (performance.md).
+ */
+const PASS_BATCH_BYTES = 16 * 1024 * 1024;
+const PASS_BATCH_MS = 500;
 
 /** What archiving one file (or one window of it) came to. */
 export interface FileOutcome {

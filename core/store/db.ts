@@ -14,16 +14,23 @@ import {
   DIR_MODE,
   FILE_MODE,
   FULL_DISK_READ_MAX_BYTES,
-  READ_BUSY_PAUSE_MS,
-  READ_BUSY_RETRIES,
   SESSIONS_SCHEMA,
-  WAL_AUTOCHECKPOINT_PAGES,
-  WRITER_CACHE_KIB,
 } from "../constants.ts";
 import { StoreError } from "../errors.ts";
 import { type StoreFormat, upgradeSchema } from "./schema.ts";
 
 export type Db = DatabaseSync;
+
+/**
+ * The writer's page cache and the WAL pages it lets build up before a checkpoint: large enough
+ * for a backfill's random-keyed index inserts, small enough that a checkpoint does not stall the
+ * hooks (performance.md, "A larger store costs more per byte" and "The WAL checkpoint").
+ */
+const WRITER_CACHE_KIB = 48 * 1024;
+const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+/** A reader that finds the store locked (a new store switching to WAL) retries this often. */
+const READ_BUSY_RETRIES = 20;
+const READ_BUSY_PAUSE_MS = 25;
 
 export type { StoreFormat } from "./schema.ts";
 
