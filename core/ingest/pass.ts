@@ -25,6 +25,7 @@ import type { ProgressFactory } from "../progress.ts";
 import { allTombstones } from "../store/tombstones_sql.ts";
 import { afterArchiving, type AfterCloseContext, beforeArchiving } from "./housekeeping.ts";
 import { Archiver } from "./pipeline.ts";
+import { NotPlainFile } from "../plain_file.ts";
 
 export type { AfterCloseContext };
 
@@ -172,6 +173,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     : null;
   await pass.archiveAll(files, (f, r) => {
     if (!(r instanceof Error)) progress?.add(r.bytesRead);
+    if (r instanceof NotPlainFile && !input.only) {
+      // a link to a FIFO or a device: never opened for reading, and no reason to stop
+      pass.notes.push(r.message);
+      return;
+    }
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound

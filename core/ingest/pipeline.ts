@@ -37,6 +37,7 @@ import { Batch, type FileOutcome } from "./batch.ts";
 import { nextWindow, readRange } from "./window.ts";
 import type { Tombstone } from "../store/tombstones_sql.ts";
 import { buried } from "./tombstone.ts";
+import { NotPlainFile } from "../plain_file.ts";
 
 /** What the pipeline needs of the pass's input. */
 export interface ArchiverInput {
@@ -111,7 +112,7 @@ export class Archiver {
       // lstat first, about 0.3 µs a transcript less than a stat; a link (or whatever is no
       // longer a plain file) is then followed
       info = Deno.lstatSync(found.path);
-      if (!info.isFile) info = Deno.statSync(found.path);
+      if (!info.isFile) info = plainInfo(found.path);
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
       }
@@ -132,7 +133,7 @@ export class Archiver {
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
     if (state?.evicted) return NOTHING_NEW;
-    info ??= Deno.statSync(found.path);
+    info ??= plainInfo(found.path);
     const size = info.size;
     const mtimeMs = info.mtime?.getTime() ?? null;
     const offset = state?.offset ?? 0;
@@ -497,6 +498,26 @@ interface Prepared {
   /** The window holds an oversized line's bytes: archived as they are, not parsed. */
   raw: boolean;
   input: ChunkInput;
+}
+
+/**
+ * The file's stat, following links; anything but a regular file (a link to a FIFO, a device)
+ * is refused here unopened. What is read is decided again by fstat on the descriptor opened
+ * for it (core/plain_file.ts), so a name swapped in between is refused too.
+ */
+function plainInfo(path: string): Deno.FileInfo {
+  const info = Deno.statSync(path);
+  if (!info.isFile) throw new NotPlainFile(path, kindOf(info));
+  return info;
+}
+
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a folder";
+  if (info.isFifo) return "a FIFO";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSocket) return "a socket";
+  return "not a file";
 }
 
 /** `<key>` -> `<key>#2`, `<key>#2` -> `<key>#3`. */

@@ -6,6 +6,7 @@
 import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
 import type { ChunkInput, ChunkOutput } from "./chunk.ts";
 import { emptyTitles } from "../transcript/titles.ts";
+import { openPlain, type PlainFile, readFully } from "../plain_file.ts";
 
 const NL = 0x0a;
 
@@ -17,30 +18,21 @@ export type Window =
   /** A partial line under the cap: it waits for its newline. `seen` bytes were looked at. */
   | { kind: "wait"; seen: number };
 
-function readAt(f: Deno.FsFile, from: number, len: number, buf?: Uint8Array): Uint8Array {
-  f.seekSync(from, Deno.SeekMode.Start);
-  const out = buf?.subarray(0, len) ?? new Uint8Array(len);
-  let got = 0;
-  while (got < out.length) {
-    const n = f.readSync(out.subarray(got));
-    if (n === null || n === 0) break;
-    got += n;
-  }
-  return out.subarray(0, got);
+function readAt(f: PlainFile, from: number, len: number, buf?: Uint8Array): Uint8Array {
+  return readFully(f, buf?.subarray(0, len) ?? new Uint8Array(len), from);
 }
 
-/** The bytes of `path` in `[from, to)` (fewer when the file is shorter). */
+/**
+ * The bytes of `path` in `[from, to)` (fewer when the file is shorter). Like every read of a
+ * transcript, it opens without blocking and reads only a regular file (core/plain_file.ts).
+ */
 export function readRange(path: string, from: number, to: number): Uint8Array {
-  const f = Deno.openSync(path, { read: true });
-  try {
-    return readAt(f, from, to - from);
-  } finally {
-    f.close();
-  }
+  using f = openPlain(path);
+  return readAt(f, from, to - from);
 }
 
 /** The first newline in `[from, to)`, read a window at a time into one reused buffer; -1 if none. */
-function scanNewline(f: Deno.FsFile, from: number, to: number): number {
+function scanNewline(f: PlainFile, from: number, to: number): number {
   const buf = new Uint8Array(Math.min(PASS_WINDOW_BYTES, Math.max(0, to - from)));
   for (let at = from; at < to;) {
     const got = readAt(f, at, Math.min(buf.length, to - at), buf);
@@ -58,7 +50,7 @@ function scanNewline(f: Deno.FsFile, from: number, to: number): number {
  * raw up to and including the newline that ends it, and lines are parsed again after that.
  */
 export function nextWindow(path: string, offset: number, size: number): Window {
-  const f = Deno.openSync(path, { read: true });
+  const f = openPlain(path);
   try {
     const midLine = offset > 0 && readAt(f, offset - 1, 1)[0] !== NL;
     const chunk = readAt(f, offset, Math.min(PASS_WINDOW_BYTES, size - offset));
