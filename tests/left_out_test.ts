@@ -6,9 +6,12 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import {
+  archivedStreams,
+  assertArchiveEqualsFiles,
   cliArgs,
   cliOk,
   parseEnvelope,
+  query,
   type Sandbox,
   sandbox,
   writeTranscript,
@@ -77,6 +80,7 @@ Deno.test("a transcript that is a link to a FIFO or /dev/zero is refused unread;
   const first = await guarded(sb, ["ingest"]);
   assert.equal(first.signal, null, "the pass blocked on the FIFO's open");
   assert.equal(first.code, 0, first.err);
+  assert.match(first.err, /is not a regular file \(a FIFO\); it was not read/);
   const notes = await statusNotes(sb);
   assert.match(
     notes,
@@ -151,4 +155,103 @@ Deno.test("doctor on a hostile terminus.toml: a FIFO, a link to /dev/zero and a 
     assert.equal(doc.config_roots.state, "problem", what);
     assert.match(doc.config_roots.finding, want, what);
   }
+});
+
+/** Sets a file's times to `hours` ago: a transcript nobody has written since then. */
+async function idle(path: string, hours: number): Promise<void> {
+  const t = new Date(Date.now() - hours * 3600_000);
+  await Deno.utime(path, t, t);
+}
+
+async function hitCount(sb: Sandbox, word: string): Promise<number> {
+  const r = await cliOk(sb, ["search", word, "--project", "*", "--json"]);
+  return (parseEnvelope(r.out).data as { hits: unknown[] }).hits.length;
+}
+
+Deno.test("a closed session's last record without a newline is archived, byte for byte; one that is no record stays out, noted once", async () => {
+  await using sb = await sandbox();
+  const first = JSON.stringify(rec("u1", "the question")) + "\n";
+  const last = JSON.stringify(
+    rec("a1", "FinalAnswerWombat", "assistant", "2026-08-12T21:00:05.000Z"),
+  );
+  const file = await writeTranscript(sb.claude, CWD, `${SESSION}.jsonl`, first + last);
+
+  // still being written: the last line waits for its newline
+  await cliOk(sb, ["ingest"]);
+  assert.equal(await hitCount(sb, "FinalAnswerWombat"), 0, "an open file's partial line waits");
+  // idle past the closing rule: it is one complete record, so it is archived as it is
+  await idle(file, 7);
+  await cliOk(sb, ["ingest"]);
+  assert.equal(await hitCount(sb, "FinalAnswerWombat"), 1, "the closed session's last record");
+  await assertArchiveEqualsFiles(sb.store, sb.claude, [file]);
+  const dest = join(sb.dir, "export");
+  await cliOk(sb, ["export", dest]);
+  const manifest = JSON.parse(await Deno.readTextFile(join(dest, "manifest.json"))) as {
+    files: { session_key: string; file: string }[];
+  };
+  const one = manifest.files.find((f) => f.session_key === `${SESSION}.jsonl`)!;
+  assert.deepEqual(
+    await Deno.readFile(join(dest, one.file)),
+    await Deno.readFile(file),
+    "export gives the file's bytes",
+  );
+
+  // resumed: Claude Code glues its next record onto the line left without a newline
+  const next = JSON.stringify(rec("u9", "ResumedOtter", "user", "2026-08-13T09:00:00.000Z")) + "\n";
+  await Deno.writeTextFile(file, next, { append: true });
+  await cliOk(sb, ["ingest"]);
+  assert.equal(await hitCount(sb, "ResumedOtter"), 1, "the record glued on is read");
+  await assertArchiveEqualsFiles(sb.store, sb.claude, [file]);
+
+  // a closed file whose last line is not a record: it stays out, and the pass says so once
+  const other = "44444444-4444-4444-8444-444444444444";
+  const bad = await writeTranscript(
+    sb.claude,
+    CWD,
+    `${other}.jsonl`,
+    JSON.stringify({ ...rec("u5", "kept part"), sessionId: other }) + "\n" + '{"type":"user","mess',
+  );
+  await idle(bad, 30);
+  await cliOk(sb, ["ingest"]);
+  const once = await statusNotes(sb);
+  assert.match(
+    once,
+    new RegExp(`${other}\\.jsonl: its transcript is closed, and its last 20 byte`),
+  );
+  await cliOk(sb, ["ingest"]);
+  assert.doesNotMatch(await statusNotes(sb), new RegExp(other), "said once, not every pass");
+  const held = (await archivedStreams(sb.store)).get(`${other}.jsonl`)!;
+  const want = await Deno.readFile(bad);
+  assert.deepEqual(held, want.subarray(0, want.lastIndexOf(0x0a) + 1), "up to its last newline");
+});
+
+Deno.test("records glued on one line are each read; lines that still cannot be read are counted in the pass's notes", async () => {
+  await using sb = await sandbox();
+  const glued = JSON.stringify(rec("u1", "GluedBadger")) +
+    JSON.stringify({ type: "summary", summary: "SummaryOfGlue", leafUuid: "u1" }) +
+    JSON.stringify(rec("u2", "GluedHeron", "assistant", "2026-08-12T21:00:09.000Z"));
+  const text = glued + "\n" + "not json at all\n" + '{"half": \n' +
+    JSON.stringify(rec("u3", "plain")) + "\n";
+  const file = await writeTranscript(sb.claude, CWD, `${SESSION}.jsonl`, text);
+  await cliOk(sb, ["ingest"]);
+  assert.equal(await hitCount(sb, "GluedBadger"), 1);
+  assert.equal(await hitCount(sb, "GluedHeron"), 1);
+  await assertArchiveEqualsFiles(sb.store, sb.claude, [file]);
+  assert.match(
+    await statusNotes(sb),
+    /2 line\(s\) are neither a JSON record nor records glued together/,
+  );
+  const list = parseEnvelope((await cliOk(sb, ["sessions", "--project", "*", "--json"])).out);
+  assert.match(
+    JSON.stringify(list.data),
+    /SummaryOfGlue/,
+    "the summary on the glued line titles it",
+  );
+  // reindex reads the glued line as the pass did: same turns
+  const before = query(sb.store, "SELECT id, stream_offset, byte_len FROM turns ORDER BY id");
+  await cliOk(sb, ["reindex"]);
+  assert.deepEqual(
+    query(sb.store, "SELECT id, stream_offset, byte_len FROM turns ORDER BY id"),
+    before,
+  );
 });

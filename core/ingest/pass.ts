@@ -173,15 +173,12 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     : null;
   await pass.archiveAll(files, (f, r) => {
     if (!(r instanceof Error)) progress?.add(r.bytesRead);
-    if (r instanceof NotPlainFile && !input.only) {
-      // a link to a FIFO or a device: never opened for reading, and no reason to stop
-      pass.notes.push(r.message);
-      return;
-    }
     if (r instanceof Error) {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
         ? missingTranscript(f.path)
+        : r instanceof NotPlainFile
+        ? r.message // a link to a FIFO, a device or a folder: never opened for reading
         : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);
@@ -205,6 +202,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
   });
   progress?.finish();
+  if (pass.unreadable > 0) {
+    pass.notes.push(
+      `${pass.unreadable} line(s) are neither a JSON record nor records glued together; they are archived as they are, and nothing is read from them`,
+    );
+  }
   progressRun(db, begun.id, run); // every file done; closing and observing may still take a while
   if (pass.buriedFiles.size > 0) {
     pass.notes.push(

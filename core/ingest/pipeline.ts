@@ -8,6 +8,7 @@
 import { basename } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
+  CLOSE_AFTER_MS,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
   PASS_WINDOW_BYTES,
@@ -24,7 +25,7 @@ import {
 import { initFramer, initReader } from "../store/codec.ts";
 import { release } from "../bytes.ts";
 import type { FtsRow } from "../store/derived.ts";
-import { putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
+import { heldAt, putHeld, putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
 import { SEEN_DIVERGED, SEEN_EVICTED, type SeenRow } from "../store/seen.ts";
 import { keepFacts } from "../store/observations_sql.ts";
 import { folderExcluded, type Found } from "../transcript/discover.ts";
@@ -44,6 +45,8 @@ export interface ArchiverInput {
   cfg: Config;
   /** Archive just this file (`terminus ingest <path>`). */
   only?: string;
+  /** The pass's clock, for the closing rule. */
+  now?: Date;
 }
 
 /** A file with nothing to archive: one shared outcome (an idle pass returns it per file). */
@@ -69,7 +72,13 @@ export class Archiver {
   tombstones = new Map<string, Tombstone>();
   buriedFiles = new Set<string>();
 
-  constructor(readonly db: Db, readonly input: ArchiverInput) {}
+  /** Lines of this pass's windows that could not be read as records. */
+  unreadable = 0;
+  readonly now: Date;
+
+  constructor(readonly db: Db, readonly input: ArchiverInput) {
+    this.now = input.now ?? new Date();
+  }
 
   /** Whether the store holds the session (read at the pass's start, or archived by it). */
   known(key: string): boolean {
@@ -153,9 +162,21 @@ export class Archiver {
     }
     if (size === offset) return NOTHING_NEW;
 
+    // A file nobody has written for as long as the closing rule's idle time is closed: a last
+    // line still without its newline will not get one, so it is judged now (and once: what
+    // stays out is remembered with the file's size and mtime, and not read again)
+    const closed = mtimeMs !== null && mtimeMs < this.now.getTime() - CLOSE_AFTER_MS;
+    if (closed && heldAt(this.db, key.sessionKey, offset, size, mtimeMs)) return NOTHING_NEW;
     // one bounded window at a time: the caller comes back for the next one
-    const w = nextWindow(found.path, offset, size);
+    const w = nextWindow(found.path, offset, size, closed);
     if (w.kind === "wait") return { committed: false, bytesRead: w.seen, turnsAdded: 0 };
+    if (w.kind === "held") {
+      putHeld(this.db, key.sessionKey, offset, size, mtimeMs);
+      this.notes.push(
+        `${key.sessionKey}: its transcript is closed, and its last ${w.seen} byte(s), a line with no newline, are not a complete record; they stay out of the archive`,
+      );
+      return { committed: false, bytesRead: w.seen, turnsAdded: 0 };
+    }
     if (w.kind === "raw" && w.starts) {
       this.notes.push(
         `${key.sessionKey}: a line with no newline in its first ${LINE_CAP_BYTES} bytes starts at byte ${offset}; it is archived as bytes and not parsed`,
@@ -187,6 +208,7 @@ export class Archiver {
         sidecar: key.isSidecar,
         sessionId: state?.sessionId ?? key.fileSessionId,
         cwd: state?.cwd ?? null,
+        unterminated: w.kind === "last",
       },
     };
   }
@@ -251,6 +273,7 @@ export class Archiver {
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
   async finish(p: Prepared, derived: Derived): Promise<FileOutcome> {
     const d = derived.out;
+    this.unreadable += d.unreadable;
     const { cfg } = this.input;
     const { found, key, state, offset } = p;
     const mode = p.input.mode;

@@ -7,6 +7,7 @@ import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
 import type { ChunkInput, ChunkOutput } from "./chunk.ts";
 import { emptyTitles } from "../transcript/titles.ts";
 import { openPlain, type PlainFile, readFully } from "../plain_file.ts";
+import { lineRecords } from "../transcript/records.ts";
 
 const NL = 0x0a;
 
@@ -15,8 +16,12 @@ export type Window =
   | { kind: "lines"; chunk: Uint8Array; end: number }
   /** Bytes of an oversized line, `chunk[0, end)`; `starts` when this window opens the line. */
   | { kind: "raw"; chunk: Uint8Array; end: number; starts: boolean }
+  /** Complete lines and, last, a closed file's record with no newline: `chunk[0, end)`. */
+  | { kind: "last"; chunk: Uint8Array; end: number }
   /** A partial line under the cap: it waits for its newline. `seen` bytes were looked at. */
-  | { kind: "wait"; seen: number };
+  | { kind: "wait"; seen: number }
+  /** A closed file's last line, with no newline, that is not a record: it stays out. */
+  | { kind: "held"; seen: number };
 
 function readAt(f: PlainFile, from: number, len: number, buf?: Uint8Array): Uint8Array {
   return readFully(f, buf?.subarray(0, len) ?? new Uint8Array(len), from);
@@ -48,8 +53,15 @@ function scanNewline(f: PlainFile, from: number, to: number): number {
  * The next window of `path` from `offset` (a watermark) given the file's `size`. A watermark
  * that does not follow a newline is inside an oversized line: its bytes go on being archived
  * raw up to and including the newline that ends it, and lines are parsed again after that.
+ * It also follows a closed session's last record archived without its newline: bytes that
+ * then arrive up to the next newline are records of their own (Claude Code glues the next
+ * record on), and are read as lines.
+ *
+ * `closed`: nobody writes the file any more (idle past the closing rule), so a last line
+ * without a newline will not get one: it is archived when it is one record or several glued
+ * ones, and `held` otherwise.
  */
-export function nextWindow(path: string, offset: number, size: number): Window {
+export function nextWindow(path: string, offset: number, size: number, closed = false): Window {
   const f = openPlain(path);
   try {
     const midLine = offset > 0 && readAt(f, offset - 1, 1)[0] !== NL;
@@ -57,6 +69,12 @@ export function nextWindow(path: string, offset: number, size: number): Window {
     if (chunk.length === 0) return { kind: "wait", seen: 0 };
     if (midLine) {
       const nl = chunk.indexOf(NL);
+      if (nl > 0 && lineRecords(chunk.subarray(0, nl)) !== null) {
+        return { kind: "lines", chunk, end: chunk.lastIndexOf(NL) + 1 };
+      }
+      if (nl < 0 && closed && chunk.length === size - offset && lineRecords(chunk) !== null) {
+        return { kind: "last", chunk, end: chunk.length };
+      }
       return { kind: "raw", chunk, end: nl >= 0 ? nl + 1 : chunk.length, starts: false };
     }
     const last = chunk.lastIndexOf(NL);
@@ -72,7 +90,13 @@ export function nextWindow(path: string, offset: number, size: number): Window {
     if (size - offset > LINE_CAP_BYTES) {
       return { kind: "raw", chunk, end: chunk.length, starts: true };
     }
-    return { kind: "wait", seen: size - offset };
+    if (!closed) return { kind: "wait", seen: size - offset };
+    // the closed file's last line, under the cap: read whole, archived only if it is records
+    const whole = chunk.length === size - offset ? chunk : readAt(f, offset, size - offset);
+    if (whole.length === size - offset && lineRecords(whole) !== null) {
+      return { kind: "last", chunk: whole, end: whole.length };
+    }
+    return { kind: "held", seen: whole.length };
   } finally {
     f.close();
   }
@@ -94,5 +118,6 @@ export function rawChunk(i: ChunkInput): ChunkOutput {
     lastTurnAt: null,
     firstParentUuid: null,
     titles: emptyTitles(),
+    unreadable: 0,
   };
 }
