@@ -255,3 +255,66 @@ Deno.test("records glued on one line are each read; lines that still cannot be r
     before,
   );
 });
+
+/**
+ * Runs `argv` under a bash loop that reads the child's VmHWM (its peak resident set, which
+ * never falls) from /proc while it runs: the runtime lets a test read another process's /proc
+ * only with every permission. Returns the output and the peak in KiB.
+ */
+async function withPeakRss(
+  sb: Sandbox,
+  argv: string[],
+): Promise<{ out: Deno.CommandOutput; kib: number }> {
+  const peakFile = join(sb.dir, "peak");
+  const script = `"$@" & pid=$!
+peak=0
+while kill -0 "$pid" 2>/dev/null; do
+  while read -r k v _; do
+    if [ "$k" = "VmHWM:" ] && [ "$v" -gt "$peak" ]; then peak=$v; fi
+  done < "/proc/$pid/status" 2>/dev/null
+  sleep 0.02
+done
+wait "$pid"; code=$?
+echo "$peak" > ${JSON.stringify(peakFile)}
+exit $code`;
+  const out = await new Deno.Command("bash", {
+    args: ["-c", script, "peak", ...argv],
+    cwd: sb.dir,
+    env: sb.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { out, kib: Number((await Deno.readTextFile(peakFile)).trim()) };
+}
+
+Deno.test("reindex over a 300 MB line: memory stays bounded by the pass's window, and it exits 0", async () => {
+  await using sb = await sandbox();
+  const path = join(sb.claude, "projects", "-big", `${SESSION}.jsonl`);
+  await Deno.mkdir(join(sb.claude, "projects", "-big"), { recursive: true });
+  {
+    // written a MiB at a time: the test itself never holds the line
+    using f = await Deno.open(path, { write: true, createNew: true });
+    const enc = new TextEncoder();
+    await f.write(enc.encode(JSON.stringify(rec("u0", "small")) + "\n"));
+    await f.write(enc.encode('{"type":"user","message":{"role":"user","content":"'));
+    const mib = new Uint8Array(1024 * 1024).fill(0x78);
+    for (let i = 0; i < 300; i++) {
+      let off = 0;
+      while (off < mib.length) off += await f.write(mib.subarray(off));
+    }
+    await f.write(enc.encode('"}}'));
+  }
+  await idle(path, 1);
+  await cliOk(sb, ["ingest"]);
+  const { out, kib } = await withPeakRss(sb, [Deno.execPath(), ...cliArgs(["reindex", "--json"])]);
+  const err = new TextDecoder().decode(out.stderr);
+  assert.equal(out.code, 0, err.slice(0, 2000));
+  const doc = parseEnvelope(new TextDecoder().decode(out.stdout)).data as { turns: number };
+  assert.equal(doc.turns, 1, "the small turn is indexed; the over-cap line is not parsed");
+  assert.ok(kib > 0, "the child's VmHWM was read");
+  // the whole line held (as reindex did) peaks near 1 GiB; a window at a time is well under half
+  assert.ok(kib < 512 * 1024, `reindex peaked at ${kib} KiB`);
+  assert.equal(await hitCount(sb, "small"), 1);
+});
