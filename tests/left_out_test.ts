@@ -318,3 +318,64 @@ Deno.test("reindex over a 300 MB line: memory stays bounded by the pass's window
   assert.ok(kib < 512 * 1024, `reindex peaked at ${kib} KiB`);
   assert.equal(await hitCount(sb, "small"), 1);
 });
+
+Deno.test("Windows paths: a drive-letter cwd is a project, its worktree folds, and D:\\a\\x.go is D:/a/x.go; the bytes stay as written", async () => {
+  await using sb = await sandbox();
+  const session = (id: string, cwd: string, file: string, word: string) =>
+    [
+      { ...rec("u-" + id, `where is ${word}`), cwd, sessionId: id },
+      {
+        type: "assistant",
+        uuid: "a-" + id,
+        parentUuid: "u-" + id,
+        timestamp: "2026-08-12T21:00:01.000Z",
+        cwd,
+        sessionId: id,
+        message: {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "t-" + id, name: "Read", input: { file_path: file } }],
+        },
+      },
+    ].map((r) => JSON.stringify(r) + "\n").join("");
+  const one = "55555555-5555-4555-8555-555555555555";
+  const two = "66666666-6666-4666-8666-666666666666";
+  const f1 = await writeTranscript(
+    sb.claude,
+    "D:\\repo",
+    `${one}.jsonl`,
+    session(one, "D:\\repo", "D:\\repo\\src\\git.go", "WinOne"),
+  );
+  const f2 = await writeTranscript(
+    sb.claude,
+    "D:\\repo\\.claude\\worktrees\\brave-fox",
+    `${two}.jsonl`,
+    session(two, "D:\\repo\\.claude\\worktrees\\brave-fox", "D:/repo/src/git.go", "WinTwo"),
+  );
+  await cliOk(sb, ["ingest"]);
+  await assertArchiveEqualsFiles(sb.store, sb.claude, [f1, f2]);
+  const rows = query<{ project: string; pre: string | null; cwd: string }>(
+    sb.store,
+    "SELECT project, project_pre_worktree AS pre, cwd FROM session_meta ORDER BY session_no",
+  );
+  assert.deepEqual(rows.map((r) => r.project), ["D:/repo", "D:/repo"], JSON.stringify(rows));
+  assert.equal(rows[1].pre, "D:/repo/.claude/worktrees/brave-fox");
+  assert.deepEqual(rows.map((r) => r.cwd), ["D:\\repo", "D:\\repo\\.claude\\worktrees\\brave-fox"]);
+  assert.deepEqual(
+    query(sb.store, "SELECT DISTINCT path FROM paths").map((r) => r.path),
+    ["D:/repo/src/git.go"],
+    "one file, one path",
+  );
+  for (const flag of ["D:\\repo", "d:/repo/"]) {
+    const list = parseEnvelope((await cliOk(sb, ["sessions", "--project", flag, "--json"])).out);
+    assert.equal((list.data as { sessions: unknown[] }).sessions.length, 2, flag);
+  }
+  const hits = await cliOk(sb, [
+    "search",
+    "--project",
+    "D:\\repo",
+    "--path",
+    "D:\\repo\\src\\git.go",
+    "--json",
+  ]);
+  assert.equal((parseEnvelope(hits.out).data as { hits: unknown[] }).hits.length, 2);
+});
