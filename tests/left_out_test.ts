@@ -12,6 +12,7 @@ import {
   cliOk,
   parseEnvelope,
   query,
+  runCli,
   type Sandbox,
   sandbox,
   writeTranscript,
@@ -378,4 +379,28 @@ Deno.test("Windows paths: a drive-letter cwd is a project, its worktree folds, a
     "--json",
   ]);
   assert.equal((parseEnvelope(hits.out).data as { hits: unknown[] }).hits.length, 2);
+});
+
+Deno.test("a data directory this user cannot read: status and search say so and exit 1, never 'no store yet'", async () => {
+  await using sb = await sandbox();
+  await writeTranscript(
+    sb.claude,
+    CWD,
+    `${SESSION}.jsonl`,
+    JSON.stringify(rec("u1", "hidden")) + "\n",
+  );
+  await cliOk(sb, ["ingest"]);
+  await Deno.chmod(sb.data, 0o000);
+  try {
+    // as root the child runs without the capabilities that skip permission checks: to it the
+    // folder is another user's, unreadable
+    for (const args of [["status"], ["search", "hidden", "--project", "*"]]) {
+      const r = await runCli(sb, args, { asUser: true });
+      assert.equal(r.code, 1, `${args[0]}: ${r.out}${r.err}`);
+      assert.match(r.err, /cannot be read: permission denied/, args[0]);
+      assert.doesNotMatch(r.out + r.err, /no store yet/, args[0]);
+    }
+  } finally {
+    await Deno.chmod(sb.data, 0o700);
+  }
 });
