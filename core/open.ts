@@ -9,7 +9,7 @@ import { type Db, openRead, type StoreFormat } from "./store/db.ts";
 import { initReader } from "./store/codec.ts";
 import { noStoreYet } from "./errors.ts";
 import { DERIVED_SCHEMA } from "./constants.ts";
-import { resolve } from "./posix.ts";
+import { resolve, windowsPath } from "./posix.ts";
 import type { Config } from "./config.ts";
 import { isExcluded } from "./config.ts";
 import { projectCovering } from "./store/projects.ts";
@@ -67,7 +67,8 @@ export function resolveScope(
   everyProject: string = EVERY_PROJECT_CLI,
 ): Scope {
   if (flag === "*") return { ok: true, vis: { project: null, exclude: cfg.exclude }, label: "*" };
-  const dir = resolve(cwd, flag ?? ".");
+  // `--project 'D:\repo'` names a project archived from Windows: absolute, `/`-separated
+  const dir = (flag !== undefined ? windowsPath(flag) : null) ?? resolve(cwd, flag ?? ".");
   if (isExcluded(cfg, dir)) return { ok: false, reason: `${dir} is in an excluded project` };
   const best = projectCovering(db, dir);
   if (!best) {

@@ -69,5 +69,21 @@ export function normalisePath(p: string): string {
   let s = p.trim();
   s = s.replace(/^["'`]+|["'`]+$/g, "");
   s = s.replace(/:\d+(?::\d+)?$/, "");
-  return s;
+  return windowsPath(s) ?? s;
+}
+
+const DRIVE = /^([A-Za-z]):(?:[\\/]|$)/;
+
+/**
+ * A path written on Windows (`D:\repo`, `d:/repo`), spelled for matching: the drive letter
+ * upper-cased and every separator `/`, so `D:\a\git.go` and `D:/a/git.go` are one path. Such a
+ * path is absolute, though it starts with no `/`. Null for any other path. Transcripts from
+ * Windows carry these; what is archived keeps the bytes as written.
+ */
+export function windowsPath(p: string): string | null {
+  const m = DRIVE.exec(p);
+  if (!m) return null;
+  const rest = p.slice(2).replace(/\\/g, "/").replace(/\/{2,}/g, "/");
+  const out = `${m[1].toUpperCase()}:${rest === "" ? "/" : rest}`;
+  return out.length > 3 && out.endsWith("/") ? out.slice(0, -1) : out;
 }

@@ -97,6 +97,17 @@ Deno.test("reindex checks block hashes: a block with wrong bytes is named, exit 
   const last = hitsOf(await w.json(["search", "alphaword119"], at)) as Hit[];
   assert.ok(last.some((h) => h.session_key === key), "a turn after the damage is still found");
   assert.ok(hitsOf(await w.json(["search", "betaword1"], at)).length > 0);
+  // a turn lying in the damaged block keeps its rows, its search rows included (issue 46)
+  const inDamage = (turnsBefore as { id: number; stream_offset: number; byte_len: number }[])
+    .filter((t) => t.id < (no + 1) * 2 ** 24 && t.id >= no * 2 ** 24)
+    .find((t) => blockOf(t.stream_offset) === 2 && blockOf(t.stream_offset + t.byte_len) === 2);
+  assert.ok(inDamage, "a turn lies wholly in block 2");
+  const word = `alphaword${Math.floor((inDamage.id - no * 2 ** 24) / 2)}`;
+  const damagedHits = hitsOf(await w.json(["search", word], at)) as Hit[];
+  assert.ok(
+    damagedHits.some((h) => h.session_key === key),
+    `${word}, in the damaged block, is found`,
+  );
 });
 
 Deno.test("recovery lowering a watermark does not duplicate turn rows: the re-read tail is indexed once", async () => {

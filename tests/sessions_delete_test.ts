@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { appendTo, cliArgs, cliOk, query, runCli, type Sandbox } from "./helpers.ts";
+import { appendTo, cliArgs, cliOk, exists, query, runCli, type Sandbox } from "./helpers.ts";
 import { holdLock, ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { data, sha256 } from "./maint_helpers.ts";
 import { runWithInput } from "./setup_helpers.ts";
@@ -482,12 +482,19 @@ Deno.test("sessions delete refuses while another process holds the ingest lock",
   assert.notEqual(sessionNo(w.sb.store, `${A}.jsonl`), null);
 });
 
-/** The files a delete writes: the store and its WAL, each snapshot and its journal. */
+/**
+ * The files a delete writes: the store and its WAL, each snapshot and its journal, and the
+ * cleared copy of each snapshot (with its journal) that is renamed over it.
+ */
 function writtenFiles(sb: Sandbox): string[] {
   const snaps = [...Deno.readDirSync(join(sb.data, "snapshots"))].map((e) =>
     join(sb.data, "snapshots", e.name)
   );
-  return [sb.store, `${sb.store}-wal`, ...snaps.flatMap((s) => [s, `${s}-journal`])];
+  return [
+    sb.store,
+    `${sb.store}-wal`,
+    ...snaps.flatMap((s) => [s, `${s}-journal`, `${s}.partial`, `${s}.partial-journal`]),
+  ];
 }
 
 /** The CLI under strace, tracing only calls on `files` (strace's -P). */
@@ -564,7 +571,7 @@ function copyTree(from: string, to: string): void {
   }
 }
 
-Deno.test("sessions delete under SIGKILL at ten points: the session is all there or all gone, in the store and in the snapshot", async () => {
+Deno.test("sessions delete under SIGKILL at eleven points: the session is all there or all gone, in the store and in the snapshot", async () => {
   const which = await new Deno.Command("strace", { args: ["-V"], stdout: "null", stderr: "null" })
     .output().catch(() => null);
   assert.ok(which?.success, "strace is needed for this test (apt-get install strace)");
@@ -606,13 +613,17 @@ Deno.test("sessions delete under SIGKILL at ten points: the session is all there
   for (let i = 0; i < 6; i++) points.push(["pwrite64", 1 + Math.floor((i * (writes - 1)) / 5)]);
   points.push([syncName, 1], [syncName, Math.ceil(syncs / 2)], [syncName, syncs]);
   points.push((counts.get("unlink") ?? 0) > 0 ? ["unlink", 1] : [syncName, syncs - 1]);
-  assert.equal(points.length, 10);
+  // the rename that puts the cleared copy in the snapshot's place (issue 46)
+  points.push(["rename", 1]);
+  assert.equal(points.length, 11);
 
   const outcomes: string[] = [];
   for (const [syscall, n] of points) {
     copyTree(template, sb.data);
     const o = await killedAt(sb, args, syscall, n, files);
     assert.notEqual(o.code, 0, `the run was killed at ${syscall} #${n}`);
+    // the snapshot is changed only through a copy renamed over it: never a journal beside it
+    assert.equal(await exists(`${snap}-journal`), false, `a journal is left at ${syscall} #${n}`);
     for (const path of [sb.store, snap]) {
       // a read-write open recovers what the kill left (a hot journal, a WAL)
       {
@@ -680,4 +691,48 @@ Deno.test("sessions delete of a subagent alone leaves its parent and the parent'
   assert.match(missing.err, /no archived session matches '4242'/);
   const none = await runCli(w.sb, ["sessions", "delete"]);
   assert.equal(none.code, 2);
+});
+
+Deno.test("a hot journal an older build left beside a snapshot is rolled back, and the deletion applied again", async () => {
+  const { w } = await fixture();
+  await using _ = w;
+  const sb = w.sb;
+  await cliOk(sb, ["ingest"]);
+  const [snap, ...extra] = threeSnapshots(sb);
+  for (const p of extra) Deno.removeSync(p);
+  Deno.copyFileSync(sb.store, snap);
+  {
+    const db = new DatabaseSync(snap);
+    db.exec("PRAGMA journal_mode = DELETE");
+    db.close();
+  }
+  // what an earlier build left when killed while it cleared the snapshot in place: a child
+  // deletes A's blocks in a transaction, its pages spilled to the file, then is SIGKILLed
+  const code = `import { DatabaseSync } from "node:sqlite";
+const db = new DatabaseSync(${JSON.stringify(snap)});
+db.exec("PRAGMA cache_size = 1; BEGIN; DELETE FROM blocks; DELETE FROM turns;");
+db.exec("CREATE TABLE spill AS SELECT randomblob(4000000) AS y");
+Deno.kill(Deno.pid, "SIGKILL");`;
+  const killed = await new Deno.Command(Deno.execPath(), {
+    args: ["eval", code],
+    env: sb.env,
+    clearEnv: true,
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  assert.equal(killed.signal, "SIGKILL");
+  assert.ok(Deno.statSync(`${snap}-journal`).size > 0, "a hot journal is beside the snapshot");
+  assert.throws(() => new DatabaseSync(snap, { readOnly: true }).prepare("SELECT 1").get());
+
+  const r = await cliOk(sb, ["sessions", "delete", A, "--yes", "--snapshots", "--json"]);
+  assert.deepEqual(data<{ snapshots: unknown }>(r.out).snapshots, { holding: 1, cleared: 1 });
+  assert.equal(await exists(`${snap}-journal`), false, "the journal was rolled back");
+  const rows = snapshotRows(snap); // integrity_check ok
+  assert.equal(rows.a, 0, "A is gone from the snapshot");
+  const bBlocks = query<{ n: number }>(
+    snap,
+    "SELECT count(*) AS n FROM blocks JOIN sessions USING (session_no) WHERE session_key = ?",
+    `${B}.jsonl`,
+  )[0].n;
+  assert.ok(rows.b > 0 && bBlocks > 0, "the rollback gave B's blocks back, and they stay");
 });

@@ -2,6 +2,8 @@
  * Lines of a file, streamed: read in chunks, never the whole file, and a line longer than
  * `max` bytes is reported as too long (its bytes skipped as they pass) rather than gathered.
  */
+import { openPlain } from "../plain_file.ts";
+
 const NL = 0x0a;
 const CHUNK = 256 * 1024;
 
@@ -10,7 +12,9 @@ export type Line =
   | { no: number; bytes: null; tooLong: number };
 
 export async function* readLines(path: string, max: number): AsyncGenerator<Line> {
-  const f = await Deno.open(path, { read: true });
+  // history.jsonl is Claude Code's: opened without blocking, read only if a regular file
+  const f = openPlain(path);
+  let at = 0;
   try {
     const buf = new Uint8Array(CHUNK);
     let parts: Uint8Array[] = [];
@@ -46,8 +50,9 @@ export async function* readLines(path: string, max: number): AsyncGenerator<Line
       return { no, bytes: out };
     };
     for (;;) {
-      const n = await f.read(buf);
-      if (n === null) break;
+      const n = f.readAt(buf, at);
+      if (n === 0) break;
+      at += n;
       let start = 0;
       for (let i = 0; i < n; i++) {
         if (buf[i] !== NL) continue;

@@ -4,9 +4,10 @@
  */
 import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
-import { readCheckedStream } from "../store/blocks.ts";
+import { checkedBlocks, readStream } from "../store/blocks.ts";
 import { streamLines } from "../store/lines.ts";
-import { LINE_CAP_BYTES } from "../constants.ts";
+import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
+import { concat } from "../bytes.ts";
 import {
   clearSearchIndex,
   deleteDerived,
@@ -17,7 +18,7 @@ import {
   turnSpans,
   writeDerived,
 } from "../store/derived.ts";
-import { isTurn, parseLine } from "../transcript/records.ts";
+import { isTurn, lineRecords, parseLine } from "../transcript/records.ts";
 import { deriveTurn } from "./derive.ts";
 import {
   clearTitlesFillPending,
@@ -35,7 +36,8 @@ export interface RebuildResult {
 
 /**
  * Derives every turn row of one session's stream, in byte order; with `titles`, also notes
- * the titles the stream's records carry.
+ * the titles the stream's records carry. Records glued on one line are each read, as the pass
+ * reads them.
  */
 export function deriveStream(
   stream: Uint8Array,
@@ -44,21 +46,84 @@ export function deriveStream(
 ): DerivedRows[] {
   const rows: DerivedRows[] = [];
   let start = 0;
-  let seq = 0;
+  const seq = { n: 0 };
   while (start < stream.length) {
     let nl = stream.indexOf(0x0a, start);
     if (nl < 0) nl = stream.length;
-    const line = stream.subarray(start, nl);
-    const rec = parseLine(line);
-    if (rec && titles) noteTitle(titles, rec);
-    if (rec && isTurn(rec)) {
-      rows.push(
-        deriveTurn({ rec, streamOffset: start, byteLen: line.length, turnSeq: seq++, sidecar }),
-      );
-    }
+    deriveLine(stream.subarray(start, nl), start, sidecar, seq, rows, titles);
     start = nl + 1;
   }
   return rows;
+}
+
+function deriveLine(
+  line: Uint8Array,
+  offset: number,
+  sidecar: boolean,
+  seq: { n: number },
+  rows: DerivedRows[],
+  titles?: TranscriptTitles,
+): void {
+  for (const r of lineRecords(line) ?? []) {
+    if (titles) noteTitle(titles, r.rec);
+    if (!isTurn(r.rec)) continue;
+    rows.push(deriveTurn({
+      rec: r.rec,
+      streamOffset: offset + r.start,
+      byteLen: r.end - r.start,
+      turnSeq: seq.n++,
+      sidecar,
+    }));
+  }
+}
+
+/** A checked block failed: the session is rebuilt the damaged way (see rebuildDamaged). */
+class Damaged extends Error {}
+/** A damaged session met while the index was being refilled whole: start again, row by row. */
+class NotWholesale extends Error {}
+
+/**
+ * The lines of a session's stream, off its checked blocks one block at a time: the line and
+ * the stream offset it starts at. A line longer than LINE_CAP_BYTES is passed over unjoined, as
+ * the pass leaves such a line unparsed. Throws Damaged at the first damaged block.
+ */
+function* checkedLines(
+  db: Db,
+  sessionNo: number,
+): Generator<{ offset: number; line: Uint8Array }> {
+  let parts: Uint8Array[] = [];
+  let held = 0;
+  let skipping = false;
+  let lineStart = 0;
+  for (const b of checkedBlocks(db, sessionNo)) {
+    if (b.raw === null) throw new Damaged(`block ${b.block} ${b.detail}`);
+    const raw = b.raw;
+    let start = 0;
+    while (start < raw.length) {
+      const nl = raw.indexOf(0x0a, start);
+      const end = nl < 0 ? raw.length : nl;
+      if (!skipping) {
+        parts.push(raw.subarray(start, end));
+        held += end - start;
+        if (held >= LINE_CAP_BYTES) {
+          skipping = true;
+          parts = [];
+        }
+      }
+      if (nl < 0) break;
+      if (!skipping) {
+        yield { offset: lineStart, line: parts.length === 1 ? parts[0] : concat(parts) };
+      }
+      parts = [];
+      held = 0;
+      skipping = false;
+      start = nl + 1;
+      lineStart = b.from + start;
+    }
+  }
+  if (!skipping && held > 0) {
+    yield { offset: lineStart, line: parts.length === 1 ? parts[0] : concat(parts) };
+  }
 }
 
 /**
@@ -67,6 +132,9 @@ export function deriveStream(
  * new one is whole. A session that fails is rolled back alone (a savepoint) and named. `also`
  * runs inside the same transaction (the pass clears its rebuild-pending mark there).
  * Caller holds the ingest lock.
+ *
+ * Each session is read a block at a time, and its rows written a window's worth at a time, so
+ * memory stays bounded whatever a session holds (a 300 MB line included).
  */
 export function rebuildDerived(
   db: Db,
@@ -74,56 +142,104 @@ export function rebuildDerived(
   progress?: ProgressFactory,
 ): RebuildResult {
   return transaction(db, () => {
-    const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
     const targets = rebuildTargets(db);
-    const shown = progress?.("reindexing", targets.length, "sessions");
     // A contentless FTS5 table cannot take a deleted row's tokens out of its BM25 totals, so
     // row-by-row rebuilding would skew every later score. With no evicted session (whose
-    // search rows are the only copy left) the index is emptied whole and refilled instead.
-    const wholesale = !targets.some((t) => t.evicted);
-    if (wholesale) clearSearchIndex(db);
-    for (const t of targets) {
-      shown?.add(1);
-      if (t.evicted) {
-        out.preserved++;
-        continue;
-      }
+    // search rows are the only copy left) the index is emptied whole and refilled instead;
+    // a damaged session's search rows are the only copy too, so when one turns up the
+    // refill is rolled back and done again row by row, which keeps them.
+    let out: RebuildResult | null = null;
+    if (!targets.some((t) => t.evicted)) {
       try {
-        const damage = transaction(db, () => rebuildSession(db, t, wholesale, out));
-        if (damage) out.skipped.push({ session_key: t.sessionKey, reason: damage });
+        out = transaction(db, () => rebuildAll(db, targets, true, progress));
       } catch (e) {
-        const lost = wholesale ? "; its search rows could not be rebuilt" : "";
-        out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
+        if (!(e instanceof NotWholesale)) throw e;
       }
     }
-    shown?.finish();
+    out ??= rebuildAll(db, targets, false, progress);
     also?.();
     return out;
   });
 }
 
-/**
- * One session. Every block is checked against its hash first: when one fails, only the turns
- * lying wholly in sound blocks are rebuilt, the other turns keep the rows they had, and the
- * damage is returned to be reported.
- */
+function rebuildAll(
+  db: Db,
+  targets: ReturnType<typeof rebuildTargets>,
+  wholesale: boolean,
+  progress?: ProgressFactory,
+): RebuildResult {
+  const out: RebuildResult = { sessions: 0, turns: 0, preserved: 0, skipped: [] };
+  const shown = progress?.("reindexing", targets.length, "sessions");
+  if (wholesale) clearSearchIndex(db);
+  for (const t of targets) {
+    shown?.add(1);
+    if (t.evicted) {
+      out.preserved++;
+      continue;
+    }
+    try {
+      transaction(db, () => rebuildSession(db, t, out));
+    } catch (e) {
+      if (e instanceof Damaged) {
+        if (wholesale) throw new NotWholesale();
+        try {
+          const damage = transaction(db, () => rebuildDamaged(db, t, out));
+          out.skipped.push({ session_key: t.sessionKey, reason: damage });
+        } catch (e2) {
+          out.skipped.push({ session_key: t.sessionKey, reason: (e2 as Error).message });
+        }
+        continue;
+      }
+      const lost = wholesale ? "; its search rows could not be rebuilt" : "";
+      out.skipped.push({ session_key: t.sessionKey, reason: (e as Error).message + lost });
+    }
+  }
+  shown?.finish();
+  return out;
+}
+
+/** One sound session, streamed: its rows written a window's worth at a time. */
 function rebuildSession(
   db: Db,
   { sessionNo, sidecar }: { sessionNo: number; sidecar: boolean },
-  wholesale: boolean,
   out: RebuildResult,
-): string | null {
-  const { stream, damaged } = readCheckedStream(db, sessionNo);
-  if (damaged.length === 0) {
-    const titles = emptyTitles();
-    const rows = deriveStream(stream, sidecar, titles);
-    deleteDerived(db, sessionNo);
-    writeDerived(db, sessionNo, rows);
-    replaceTranscriptTitles(db, sessionNo, titles);
-    setTurnCount(db, sessionNo, rows.length);
-    out.sessions++;
-    out.turns += rows.length;
-    return null;
+): void {
+  const titles = emptyTitles();
+  deleteDerived(db, sessionNo);
+  const seq = { n: 0 };
+  let rows: DerivedRows[] = [];
+  let bytes = 0;
+  for (const { offset, line } of checkedLines(db, sessionNo)) {
+    deriveLine(line, offset, sidecar, seq, rows, titles);
+    bytes += line.length;
+    if (bytes >= PASS_WINDOW_BYTES) {
+      writeDerived(db, sessionNo, rows);
+      rows = [];
+      bytes = 0;
+    }
+  }
+  writeDerived(db, sessionNo, rows);
+  replaceTranscriptTitles(db, sessionNo, titles);
+  setTurnCount(db, sessionNo, seq.n);
+  out.sessions++;
+  out.turns += seq.n;
+}
+
+/**
+ * A session with a damaged block: only the turns lying wholly in sound blocks are rebuilt, the
+ * other turns keep the rows they had (search rows included: this runs only row by row), and
+ * the damage is returned to be reported.
+ */
+function rebuildDamaged(
+  db: Db,
+  { sessionNo, sidecar }: { sessionNo: number; sidecar: boolean },
+  out: RebuildResult,
+): string {
+  const damaged: { block: number; from: number; to: number; detail: string }[] = [];
+  for (const b of checkedBlocks(db, sessionNo)) {
+    if (b.detail !== null) {
+      damaged.push({ block: b.block, from: b.from, to: b.from + b.rawLen, detail: b.detail });
+    }
   }
   const hit = (from: number, to: number) => damaged.some((d) => from < d.to && to > d.from);
   const spans = turnSpans(db, sessionNo);
@@ -133,9 +249,10 @@ function rebuildSession(
     // the turn rows say where each turn lies; a turn's line ends with its newline
     const sound = spans.filter((s) => !hit(s.streamOffset, s.streamOffset + s.byteLen + 1));
     rows = [];
+    const cache = new Map<string, Uint8Array>();
     for (const s of sound) {
-      const line = stream.subarray(s.streamOffset, s.streamOffset + s.byteLen);
-      const rec = parseLine(line);
+      if (cache.size > 64) cache.clear(); // neighbours share blocks; the session is not held
+      const rec = parseLine(readStream(db, sessionNo, s.streamOffset, s.byteLen, cache));
       if (!rec || !isTurn(rec)) continue;
       rows.push(deriveTurn({ ...s, rec, sidecar }));
     }
@@ -144,8 +261,16 @@ function rebuildSession(
   } else {
     // no rows to go by (the derived tables were recreated): only the lines before the first
     // damaged block have known turn numbers
-    const first = Math.min(...damaged.map((d) => d.from));
-    rows = deriveStream(stream.subarray(0, stream.lastIndexOf(0x0a, first - 1) + 1), sidecar);
+    rows = [];
+    const seq = { n: 0 };
+    try {
+      for (const { offset, line } of checkedLines(db, sessionNo)) {
+        deriveLine(line, offset, sidecar, seq, rows);
+      }
+    } catch (e) {
+      if (!(e instanceof Damaged)) throw e;
+    }
+    // a line cut by the damage never ended, so it was never yielded
     deleteDerived(db, sessionNo);
     kept = 0;
   }
@@ -153,10 +278,7 @@ function rebuildSession(
   out.turns += rows.length;
   const blocks = damaged.map((d) => `block ${d.block} ${d.detail}`).join("; ");
   return `${blocks}: ${rows.length} turn(s) rebuilt from the sound blocks` +
-    (kept > 0
-      ? `, ${kept} turn(s) in damaged blocks keep the rows they had` +
-        (wholesale ? " but not their search rows" : "")
-      : "") +
+    (kept > 0 ? `, ${kept} turn(s) in damaged blocks keep the rows they had` : "") +
     "; terminus verify names the damage";
 }
 

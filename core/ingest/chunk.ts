@@ -5,7 +5,7 @@
  */
 import type { CaptureMode } from "../config.ts";
 import type { DerivedRows } from "../store/archive.ts";
-import { isTurn, parseLine, str } from "../transcript/records.ts";
+import { isTurn, lineRecords, type Rec, str } from "../transcript/records.ts";
 import { deriveTurn } from "../index/derive.ts";
 import { captureLine } from "./capture.ts";
 import type { TranscriptTitles } from "../transcript/titles.ts";
@@ -29,6 +29,11 @@ export interface ChunkInput {
   sessionId: string | null;
   /** The cwd already stored, if any. */
   cwd: string | null;
+  /**
+   * `[0, end)` ends in a record without its newline: a closed session's last line. It is
+   * archived as the file has it, with no newline added.
+   */
+  unterminated?: boolean;
 }
 
 export interface ChunkOutput {
@@ -46,6 +51,8 @@ export interface ChunkOutput {
   firstParentUuid: string | null;
   /** The titles these lines carry (custom-title, ai-title, summary, first typed prompt). */
   titles: TranscriptTitles;
+  /** Lines that are not one JSON record or several glued ones: archived as bytes, unread. */
+  unreadable: number;
 }
 
 /** `observer`, when given, is fed every record as archived (after the capture mode). */
@@ -63,41 +70,64 @@ export function deriveChunk(i: ChunkInput, observer?: Observer): ChunkOutput {
   let firstParentUuid: string | null = null;
   let recordSessionId: string | null = null;
   const titles = emptyTitles();
+  let unreadable = 0;
+  const record = (rec: Rec, offset: number, byteLen: number) => {
+    observer?.add(rec);
+    const sid = str(rec.sessionId);
+    if (sid && !recordSessionId) recordSessionId = sid;
+    const c = str(rec.cwd);
+    if (c && !cwd) cwd = c;
+    const b = str(rec.gitBranch);
+    if (b) branch = b;
+    const snake = str(rec.session_id);
+    // the file's own id in snake_case is no continuation: keep looking past it
+    if (snake && !foreign && snake !== (i.sessionId ?? recordSessionId)) foreign = snake;
+    noteTitle(titles, rec);
+    if (isTurn(rec)) {
+      const ts = str(rec.timestamp);
+      if (!firstTurnAt) firstTurnAt = ts;
+      if (ts && (!lastTurnAt || ts > lastTurnAt)) lastTurnAt = ts;
+      if (turnSeq === 0 && derived.length === 0) firstParentUuid = str(rec.parentUuid);
+      derived.push(deriveTurn({
+        rec,
+        streamOffset: offset,
+        byteLen,
+        turnSeq: turnSeq++,
+        sidecar: i.sidecar,
+      }));
+    }
+  };
   let start = 0;
   while (start < end) {
     let nl = chunk.indexOf(NL, start);
-    if (nl < 0 || nl >= end) nl = end - 1;
+    let terminated = true;
+    if (nl < 0 || nl >= end) {
+      // the window ends on a newline, unless it is a closed session's last record
+      nl = i.unterminated ? end : end - 1;
+      terminated = !i.unterminated;
+    }
     const line = chunk.subarray(start, nl);
     start = nl + 1;
-    const { bytes, rec } = captureLine(line, parseLine(line), i.mode);
-    parts.push(bytes, NEWLINE);
-    if (rec) {
-      observer?.add(rec);
-      const sid = str(rec.sessionId);
-      if (sid && !recordSessionId) recordSessionId = sid;
-      const c = str(rec.cwd);
-      if (c && !cwd) cwd = c;
-      const b = str(rec.gitBranch);
-      if (b) branch = b;
-      const snake = str(rec.session_id);
-      // the file's own id in snake_case is no continuation: keep looking past it
-      if (snake && !foreign && snake !== (i.sessionId ?? recordSessionId)) foreign = snake;
-      noteTitle(titles, rec);
-      if (isTurn(rec)) {
-        const ts = str(rec.timestamp);
-        if (!firstTurnAt) firstTurnAt = ts;
-        if (ts && (!lastTurnAt || ts > lastTurnAt)) lastTurnAt = ts;
-        if (turnSeq === 0 && derived.length === 0) firstParentUuid = str(rec.parentUuid);
-        derived.push(deriveTurn({
-          rec,
-          streamOffset,
-          byteLen: bytes.length,
-          turnSeq: turnSeq++,
-          sidecar: i.sidecar,
-        }));
+    const recs = lineRecords(line);
+    if (recs === null || recs.length === 1) {
+      const { bytes, rec } = captureLine(line, recs?.[0].rec ?? null, i.mode);
+      parts.push(bytes);
+      if (rec) record(rec, streamOffset, bytes.length);
+      else if (line.length > 0) unreadable++;
+      streamOffset += bytes.length;
+    } else {
+      // records glued on one line: each is read, and kept where it lies on the line
+      for (const r of recs) {
+        const { bytes, rec } = captureLine(line.subarray(r.start, r.end), r.rec, i.mode);
+        parts.push(bytes);
+        record(rec!, streamOffset, bytes.length);
+        streamOffset += bytes.length;
       }
     }
-    streamOffset += bytes.length + 1;
+    if (terminated) {
+      parts.push(NEWLINE);
+      streamOffset += 1;
+    }
   }
   const sessionId = i.sessionId ?? recordSessionId;
   return {
@@ -114,5 +144,6 @@ export function deriveChunk(i: ChunkInput, observer?: Observer): ChunkOutput {
     lastTurnAt,
     firstParentUuid,
     titles,
+    unreadable,
   };
 }

@@ -7,6 +7,7 @@
 import { FIRST_TURN_PEEK_BYTES } from "../constants.ts";
 import type { Found } from "../transcript/discover.ts";
 import { isTurn, parseLine, str } from "../transcript/records.ts";
+import { openPlain, readFully } from "../plain_file.ts";
 
 /**
  * The timestamp of the first turn in the file's first FIRST_TURN_PEEK_BYTES, or null when
@@ -19,16 +20,11 @@ export function firstTurnTime(
 ): string | null {
   let head: Uint8Array;
   try {
-    using f = Deno.openSync(path);
-    let n = 0;
-    while (n < buf.length) {
-      const r = f.readSync(buf.subarray(n));
-      if (r === null || r === 0) break;
-      n += r;
-    }
-    head = buf.subarray(0, n);
+    // never a blocking open: a link to a FIFO named like a transcript hung the pass here
+    using f = openPlain(path);
+    head = readFully(f, buf, 0);
   } catch {
-    return null; // the pass reports an unreadable file when it comes to it
+    return null; // the pass reports an unreadable file, or what is not a file, when it comes to it
   }
   let start = 0;
   for (let i = 0; i < head.length; i++) {

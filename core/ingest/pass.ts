@@ -25,6 +25,7 @@ import type { ProgressFactory } from "../progress.ts";
 import { allTombstones } from "../store/tombstones_sql.ts";
 import { afterArchiving, type AfterCloseContext, beforeArchiving } from "./housekeeping.ts";
 import { Archiver } from "./pipeline.ts";
+import { NotPlainFile } from "../plain_file.ts";
 
 export type { AfterCloseContext };
 
@@ -176,6 +177,8 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
       run.filesFailed++;
       const msg = r instanceof Deno.errors.NotFound
         ? missingTranscript(f.path)
+        : r instanceof NotPlainFile
+        ? r.message // a link to a FIFO, a device or a folder: never opened for reading
         : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);
@@ -199,6 +202,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     }
   });
   progress?.finish();
+  if (pass.unreadable > 0) {
+    pass.notes.push(
+      `${pass.unreadable} line(s) are neither a JSON record nor records glued together; they are archived as they are, and nothing is read from them`,
+    );
+  }
   progressRun(db, begun.id, run); // every file done; closing and observing may still take a while
   if (pass.buriedFiles.size > 0) {
     pass.notes.push(

@@ -8,6 +8,7 @@
 import { basename } from "../posix.ts";
 import { type Config, isExcluded } from "../config.ts";
 import {
+  CLOSE_AFTER_MS,
   LINE_CAP_BYTES,
   LINEAGE_MARK,
   PASS_WINDOW_BYTES,
@@ -24,7 +25,7 @@ import {
 import { initFramer, initReader } from "../store/codec.ts";
 import { release } from "../bytes.ts";
 import type { FtsRow } from "../store/derived.ts";
-import { putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
+import { heldAt, putHeld, putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
 import { SEEN_DIVERGED, SEEN_EVICTED, type SeenRow } from "../store/seen.ts";
 import { keepFacts } from "../store/observations_sql.ts";
 import { folderExcluded, type Found } from "../transcript/discover.ts";
@@ -37,12 +38,15 @@ import { Batch, type FileOutcome } from "./batch.ts";
 import { nextWindow, readRange } from "./window.ts";
 import type { Tombstone } from "../store/tombstones_sql.ts";
 import { buried } from "./tombstone.ts";
+import { NotPlainFile } from "../plain_file.ts";
 
 /** What the pipeline needs of the pass's input. */
 export interface ArchiverInput {
   cfg: Config;
   /** Archive just this file (`terminus ingest <path>`). */
   only?: string;
+  /** The pass's clock, for the closing rule. */
+  now?: Date;
 }
 
 /** A file with nothing to archive: one shared outcome (an idle pass returns it per file). */
@@ -68,7 +72,13 @@ export class Archiver {
   tombstones = new Map<string, Tombstone>();
   buriedFiles = new Set<string>();
 
-  constructor(readonly db: Db, readonly input: ArchiverInput) {}
+  /** Lines of this pass's windows that could not be read as records. */
+  unreadable = 0;
+  readonly now: Date;
+
+  constructor(readonly db: Db, readonly input: ArchiverInput) {
+    this.now = input.now ?? new Date();
+  }
 
   /** Whether the store holds the session (read at the pass's start, or archived by it). */
   known(key: string): boolean {
@@ -111,7 +121,7 @@ export class Archiver {
       // lstat first, about 0.3 µs a transcript less than a stat; a link (or whatever is no
       // longer a plain file) is then followed
       info = Deno.lstatSync(found.path);
-      if (!info.isFile) info = Deno.statSync(found.path);
+      if (!info.isFile) info = plainInfo(found.path);
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
       }
@@ -132,7 +142,7 @@ export class Archiver {
     }
     // an evicted session's stream is gone: new bytes would be appended after missing ones
     if (state?.evicted) return NOTHING_NEW;
-    info ??= Deno.statSync(found.path);
+    info ??= plainInfo(found.path);
     const size = info.size;
     const mtimeMs = info.mtime?.getTime() ?? null;
     const offset = state?.offset ?? 0;
@@ -152,9 +162,21 @@ export class Archiver {
     }
     if (size === offset) return NOTHING_NEW;
 
+    // A file nobody has written for as long as the closing rule's idle time is closed: a last
+    // line still without its newline will not get one, so it is judged now (and once: what
+    // stays out is remembered with the file's size and mtime, and not read again)
+    const closed = mtimeMs !== null && mtimeMs < this.now.getTime() - CLOSE_AFTER_MS;
+    if (closed && heldAt(this.db, key.sessionKey, offset, size, mtimeMs)) return NOTHING_NEW;
     // one bounded window at a time: the caller comes back for the next one
-    const w = nextWindow(found.path, offset, size);
+    const w = nextWindow(found.path, offset, size, closed);
     if (w.kind === "wait") return { committed: false, bytesRead: w.seen, turnsAdded: 0 };
+    if (w.kind === "held") {
+      putHeld(this.db, key.sessionKey, offset, size, mtimeMs);
+      this.notes.push(
+        `${key.sessionKey}: its transcript is closed, and its last ${w.seen} byte(s), a line with no newline, are not a complete record; they stay out of the archive`,
+      );
+      return { committed: false, bytesRead: w.seen, turnsAdded: 0 };
+    }
     if (w.kind === "raw" && w.starts) {
       this.notes.push(
         `${key.sessionKey}: a line with no newline in its first ${LINE_CAP_BYTES} bytes starts at byte ${offset}; it is archived as bytes and not parsed`,
@@ -186,6 +208,7 @@ export class Archiver {
         sidecar: key.isSidecar,
         sessionId: state?.sessionId ?? key.fileSessionId,
         cwd: state?.cwd ?? null,
+        unterminated: w.kind === "last",
       },
     };
   }
@@ -250,6 +273,7 @@ export class Archiver {
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
   async finish(p: Prepared, derived: Derived): Promise<FileOutcome> {
     const d = derived.out;
+    this.unreadable += d.unreadable;
     const { cfg } = this.input;
     const { found, key, state, offset } = p;
     const mode = p.input.mode;
@@ -497,6 +521,26 @@ interface Prepared {
   /** The window holds an oversized line's bytes: archived as they are, not parsed. */
   raw: boolean;
   input: ChunkInput;
+}
+
+/**
+ * The file's stat, following links; anything but a regular file (a link to a FIFO, a device)
+ * is refused here unopened. What is read is decided again by fstat on the descriptor opened
+ * for it (core/plain_file.ts), so a name swapped in between is refused too.
+ */
+function plainInfo(path: string): Deno.FileInfo {
+  const info = Deno.statSync(path);
+  if (!info.isFile) throw new NotPlainFile(path, kindOf(info));
+  return info;
+}
+
+function kindOf(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a folder";
+  if (info.isFifo) return "a FIFO";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSocket) return "a socket";
+  return "not a file";
 }
 
 /** `<key>` -> `<key>#2`, `<key>#2` -> `<key>#3`. */

@@ -15,9 +15,10 @@ export const RECALL_HEAD =
 
 /**
  * Either tag, as a model would read it once the text is folded (below): any case, spaces
- * inside, `-`/`_`/spaces or nothing between the two words, attributes after the name.
+ * inside, `-`/`_`/spaces or nothing between the two words, attributes after the name, and
+ * the `>` left off when the name ends there (`</terminus-recall ` reads as the tag too).
  */
-const TAG = /<\s*(\/?)\s*terminus[\s_.-]*recall(?:\s[^<>]{0,200})?\s*(\/?)\s*>/gi;
+const TAG = /<\s*(\/?)\s*terminus[\s_.-]*recall(?:(?:\s[^<>]{0,200})?\s*(\/?)\s*>|(?![\w-]))/gi;
 
 /** Printable ASCII with no entity or escape to decode: the tag can only be spelt plainly. */
 const PLAIN = /^[\t\n\r\x20-\x25\x27-\x5b\x5d-\x7e]*$/;
@@ -73,7 +74,7 @@ for (
     ["r", "\u0433\u0280"],
     ["s", "\u0455"],
     ["t", "\u0442\u03c4"],
-    ["u", "\u03c5\u057d\u028b"],
+    ["u", "\u03c5\u057d\u028b\u0443"],
   ] as const
 ) for (const c of chars) LOOKALIKE[c] ??= ascii;
 
@@ -115,6 +116,8 @@ const CODED =
 function decodeAt(text: string, i: number): { value: string; length: number } | null {
   const c = text[i];
   if (c !== "&" && c !== "\\") return null;
+  // JSON's escape of `/`: `<\/terminus-recall>` reads as the closing tag
+  if (c === "\\" && text[i + 1] === "/") return { value: "/", length: 2 };
   const m = CODED.exec(text.slice(i, i + 16));
   if (!m) return null;
   const hex = m[1] ?? m[4] ?? m[5];

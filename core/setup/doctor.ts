@@ -7,8 +7,10 @@ import { noStoreYet } from "../errors.ts";
 import type { Env } from "../paths.ts";
 import { configFile, dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.ts";
 import { loadConfig, nearMissKeys } from "../config.ts";
+import { NotPlainFile, readPlainCapped, TooLarge } from "../plain_file.ts";
 import { stalledArchiving } from "../ingest/stall.ts";
 import {
+  CONFIG_BYTES_MAX,
   DEADLINE_MISS_NOTE_SHARE,
   DEADLINE_MISS_WINDOW,
   HOOK_DEADLINE_MS,
@@ -115,7 +117,7 @@ function checkBinary(loc: Locations, env: Env): { v: Verdict; works: boolean } {
   }
   let text: string;
   try {
-    text = Deno.statSync(at.target).isFile ? Deno.readTextFileSync(at.target) : "";
+    text = launcherText(at.target);
   } catch {
     return {
       v: problem(`${loc.link} points at ${at.target}, which is not there`, fix),
@@ -386,10 +388,24 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   return out;
 }
 
+/** The link's target as text when it is a launcher script; "" for anything else there. */
+function launcherText(target: string): string {
+  try {
+    return new TextDecoder().decode(readPlainCapped(target, CONFIG_BYTES_MAX));
+  } catch (e) {
+    if (e instanceof TooLarge || e instanceof NotPlainFile) return ""; // a build, not a script
+    throw e;
+  }
+}
+
 /** The near-miss keys of terminus.toml, or none when it cannot be read. */
 function nearMissOf(env: Env): string[] {
   try {
-    return nearMissKeys(Deno.readTextFileSync(configFile(env)));
+    // the loader's own limits: a regular file (a FIFO hung doctor here, a link to /dev/zero
+    // read until memory ran out) of at most CONFIG_BYTES_MAX bytes
+    return nearMissKeys(
+      new TextDecoder().decode(readPlainCapped(configFile(env), CONFIG_BYTES_MAX)),
+    );
   } catch {
     return [];
   }

@@ -361,6 +361,52 @@ export function readCheckedStream(
   return { stream, damaged };
 }
 
+/** One block of a session as read back and checked: its raw bytes, or why it is damaged. */
+export interface CheckedBlock {
+  block: number;
+  /** Where it should lie in the stream. */
+  from: number;
+  raw: Uint8Array | null;
+  rawLen: number;
+  detail: string | null;
+}
+
+/**
+ * A session's blocks one at a time, each checked as readCheckedStream checks them, so a reader
+ * of a multi-GB session holds one block (64 KiB), not the stream.
+ */
+export function* checkedBlocks(db: Db, sessionNo: number): Generator<CheckedBlock> {
+  const next = db.prepare(
+    "SELECT block_no, raw_len, hash, bytes FROM blocks WHERE session_no = ? AND block_no >= ? ORDER BY block_no LIMIT 1",
+  );
+  let o = 0;
+  for (let at = 0;;) {
+    const r = next.get(sessionNo, at) as
+      | { block_no: number; raw_len: number; hash: Uint8Array; bytes: Uint8Array }
+      | undefined;
+    if (!r) return;
+    at = r.block_no + 1;
+    let detail: string | null = null;
+    let raw: Uint8Array | null = null;
+    try {
+      raw = decompress(r.bytes);
+      if (raw.length !== r.raw_len) detail = `holds ${raw.length} byte(s), not ${r.raw_len}`;
+      else if (!sameBytes(blake3(raw), r.hash)) detail = "its bytes do not match its hash";
+    } catch (e) {
+      detail = `does not decompress: ${(e as Error).message}`;
+    }
+    if (r.block_no * BLOCK_BYTES !== o && detail === null) detail = "is out of place";
+    yield {
+      block: r.block_no,
+      from: o,
+      raw: detail === null ? raw : null,
+      rawLen: r.raw_len,
+      detail,
+    };
+    o += r.raw_len;
+  }
+}
+
 /**
  * Cuts a session's stream back to the end of its last whole line, rewriting the trailing block
  * when the cut falls inside it, and records the new length and checksum. Returns the length.

@@ -132,7 +132,21 @@ function wholeWithoutWal(path: string, e: unknown): { db: Db; format: StoreForma
  * Throws StoreError for a file that is not a Terminus store or is in another archive format.
  */
 export function openRead(path: string): OpenRead | null {
-  if (!exists(path)) return null;
+  try {
+    Deno.lstatSync(path);
+  } catch (e) {
+    // no store there: nothing at the path, or a data "directory" that is a file (status names that)
+    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
+    // a store this user may not even look at (a data directory of mode 000, another user's)
+    // is there all the same: never "no store yet"
+    throw new StoreError(
+      `${path} cannot be read: ${
+        e instanceof Deno.errors.PermissionDenied
+          ? "permission denied (the data directory or the store is not readable by this user)"
+          : (e as Error).message
+      }`,
+    );
+  }
   let db!: Db;
   let format: StoreFormat | null;
   try {

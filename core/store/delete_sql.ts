@@ -9,6 +9,8 @@ import { deleteSession } from "./retention_sql.ts";
 import { putTombstone, type Tombstone } from "./tombstones_sql.ts";
 import { mergeSearchIndex } from "./maintenance.ts";
 import { BUSY_TIMEOUT_WRITE_MS } from "../constants.ts";
+import { syncDir } from "../fs.ts";
+import { dirname } from "../posix.ts";
 
 export interface DeleteFacts {
   /** Bytes of archived blocks (what the store holds for it, compressed). */
@@ -81,8 +83,30 @@ function heldIn(db: Db, keys: string[]): { no: number; key: string }[] {
   ).all(...keys) as { no: number; key: string }[];
 }
 
+/**
+ * A journal beside a snapshot is what an earlier build left when it was killed while changing
+ * the snapshot in place (this one never does): SQLite refuses a read-only open while that
+ * journal is hot. It is rolled back here, by a read-write open's first read, so the snapshot
+ * is again what it was before that change. Returns whether there was one.
+ */
+export function rollBackJournal(path: string): boolean {
+  try {
+    if (Deno.statSync(`${path}-journal`).size === 0) return false;
+  } catch {
+    return false;
+  }
+  const db = openSnapshot(path, false);
+  try {
+    db.prepare("SELECT count(*) FROM sqlite_master").get();
+  } finally {
+    db.close();
+  }
+  return true;
+}
+
 /** How many of these session keys a snapshot file holds. */
 export function snapshotHolds(path: string, keys: string[]): number {
+  rollBackJournal(path);
   const db = openSnapshot(path, true);
   try {
     return heldIn(db, keys).length;
@@ -97,31 +121,78 @@ export interface SnapshotCleared {
   stranded: number;
 }
 
+/** Where a snapshot's cleared copy is written before it is renamed over the snapshot. */
+const CLEARING = ".partial";
+
 /**
  * Deletes these sessions from one snapshot as from the store (tombstones included, so a
  * restored snapshot does not archive them again), zeroing their cells, then gives the freed
  * pages back (incremental vacuum; VACUUM needs permissions Terminus never runs with).
  * Children are deleted before their parents, as `keys` orders them.
+ *
+ * The snapshot is never changed in place: the deletion is made in a copy beside it, which is
+ * synced and renamed over it, so a kill at any point leaves the old snapshot or the new one,
+ * whole, and no journal. What a killed run left (the copy, its journal) goes first; the caller
+ * holds the ingest lock, so no other run is making it.
  */
 export function clearFromSnapshot(
   path: string,
   keys: string[],
   tombstones: Tombstone[],
 ): SnapshotCleared {
-  const db = openSnapshot(path, false);
-  try {
-    const order = new Map(keys.map((k, i) => [k, i]));
-    const held = heldIn(db, keys).sort((a, b) => order.get(a.key)! - order.get(b.key)!);
-    if (held.length === 0) return { sessions: 0, stranded: 0 };
-    deleteWithTombstones(db, held.map((h) => h.no), tombstones);
-    mergeSearchIndex(db);
-    const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
-    if (one("PRAGMA auto_vacuum") === 0) {
-      return { sessions: held.length, stranded: one("PRAGMA freelist_count") };
-    }
-    for (const _ of db.prepare("PRAGMA incremental_vacuum").iterate()) { /* stepping */ }
-    return { sessions: held.length, stranded: 0 };
-  } finally {
-    db.close();
+  rollBackJournal(path);
+  const copy = path + CLEARING;
+  for (const f of [copy, `${copy}-journal`]) {
+    try {
+      Deno.removeSync(f);
+    } catch { /* none left */ }
   }
+  {
+    const db = openSnapshot(path, true);
+    try {
+      if (heldIn(db, keys).length === 0) return { sessions: 0, stranded: 0 };
+    } finally {
+      db.close();
+    }
+  }
+  Deno.copyFileSync(path, copy);
+  try {
+    const db = openSnapshot(copy, false);
+    let out: SnapshotCleared;
+    try {
+      out = clearIn(db, keys, tombstones);
+    } finally {
+      db.close();
+    }
+    const f = Deno.openSync(copy, { read: true, write: true });
+    try {
+      f.syncSync();
+    } finally {
+      f.close();
+    }
+    Deno.renameSync(copy, path);
+    syncDir(dirname(path));
+    return out;
+  } catch (e) {
+    for (const f of [copy, `${copy}-journal`]) {
+      try {
+        Deno.removeSync(f);
+      } catch { /* never written */ }
+    }
+    throw e;
+  }
+}
+
+function clearIn(db: Db, keys: string[], tombstones: Tombstone[]): SnapshotCleared {
+  const order = new Map(keys.map((k, i) => [k, i]));
+  const held = heldIn(db, keys).sort((a, b) => order.get(a.key)! - order.get(b.key)!);
+  if (held.length === 0) return { sessions: 0, stranded: 0 };
+  deleteWithTombstones(db, held.map((h) => h.no), tombstones);
+  mergeSearchIndex(db);
+  const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
+  if (one("PRAGMA auto_vacuum") === 0) {
+    return { sessions: held.length, stranded: one("PRAGMA freelist_count") };
+  }
+  for (const _ of db.prepare("PRAGMA incremental_vacuum").iterate()) { /* stepping */ }
+  return { sessions: held.length, stranded: 0 };
 }

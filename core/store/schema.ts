@@ -265,6 +265,14 @@ export const TAILS_DDL = `CREATE TABLE IF NOT EXISTS file_tails (
     mtime_ms REAL
   )`;
 
+/** A closed transcript's last line judged to be no record, and where; made on the pass's first use. */
+export const HELD_LINES_DDL = `CREATE TABLE IF NOT EXISTS held_lines (
+    session_key TEXT PRIMARY KEY,
+    offset INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ms REAL
+  )`;
+
 /** Facts kept until a session is observed; made on the pass's first use. */
 export const FACTS_DDL = `CREATE TABLE IF NOT EXISTS observation_facts (
     session_no INTEGER PRIMARY KEY,

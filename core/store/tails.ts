@@ -5,7 +5,7 @@
  * when the size or mtime moved, so a pass over unchanged files reads nothing more.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
-import { TAILS_DDL } from "./schema.ts";
+import { HELD_LINES_DDL, TAILS_DDL } from "./schema.ts";
 
 export interface Tail {
   sessionNo: number;
@@ -21,6 +21,36 @@ export interface Tail {
 /** Created on the pass's first use, so a store from an earlier build needs no migration. */
 export function ensureTails(db: Db): void {
   db.exec(TAILS_DDL);
+  db.exec(HELD_LINES_DDL);
+}
+
+/**
+ * Whether a closed transcript's last line was judged, at this watermark and with the file at
+ * this size and mtime, to be no record (it stays out; a pass says so once and reads it no more).
+ */
+export function heldAt(
+  db: Db,
+  sessionKey: string,
+  offset: number,
+  size: number,
+  mtimeMs: number | null,
+): boolean {
+  const r = cachedArrays(db, "SELECT offset, size, mtime_ms FROM held_lines WHERE session_key = ?")
+    .get(sessionKey) as unknown as [number, number, number | null] | undefined;
+  return r !== undefined && r[0] === offset && r[1] === size && r[2] === mtimeMs;
+}
+
+export function putHeld(
+  db: Db,
+  sessionKey: string,
+  offset: number,
+  size: number,
+  mtimeMs: number | null,
+): void {
+  cached(
+    db,
+    "INSERT OR REPLACE INTO held_lines (session_key, offset, size, mtime_ms) VALUES (?, ?, ?, ?)",
+  ).run(sessionKey, offset, size, mtimeMs);
 }
 
 /** The tail kept for one session, or null (a pass reads it only for a file whose size or mtime moved). */

@@ -3,6 +3,7 @@
  * the directory itself; `<repo>/.claude/worktrees/<name>` (or below) is filed under `<repo>`.
  */
 import { GIT_TIMEOUT_MS } from "../constants.ts";
+import { windowsPath } from "../posix.ts";
 
 export interface ProjectInfo {
   project: string;
@@ -57,6 +58,10 @@ export class ProjectResolver {
   }
 
   async #resolve(cwd: string): Promise<ProjectInfo> {
+    // a cwd from Windows (`D:\repo`) is absolute, and no git here can answer for it: it is
+    // matched with `/` separators, its worktree folded like any other
+    const win = windowsPath(cwd);
+    if (win !== null) return foldWorktree(win) ?? { project: win, preWorktree: null };
     const direct = foldWorktree(cwd);
     if (direct) return direct;
     const top = await gitToplevel(cwd);

@@ -38,6 +38,57 @@ export function parseLine(bytes: Uint8Array): Rec | null {
   }
 }
 
+/** One record of a line: the object and where its bytes lie in the line. */
+export interface LineRecord {
+  rec: Rec;
+  start: number;
+  end: number;
+}
+
+const OPEN = 0x7b; // {
+const CLOSE = 0x7d; // }
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The records a line holds: one JSON object, or several glued together with nothing between
+ * them (`{...}{...}`, which Claude Code writes now and then when a record lands on a line left
+ * without its newline). Null when the line is neither: not JSON, or a piece of it is not an
+ * object. The split is found by bracket depth outside strings, and each piece is parsed alone.
+ */
+export function lineRecords(bytes: Uint8Array): LineRecord[] | null {
+  const one = parseLine(bytes);
+  if (one) return [{ rec: one, start: 0, end: bytes.length }];
+  if (bytes[0] !== OPEN) return null;
+  const out: LineRecord[] = [];
+  let depth = 0;
+  let inString = false;
+  let start = 0;
+  for (let i = 0; i < bytes.length; i++) {
+    const c = bytes[i];
+    if (inString) {
+      if (c === BACKSLASH) i++;
+      else if (c === QUOTE) inString = false;
+      continue;
+    }
+    if (c === QUOTE) inString = true;
+    else if (c === OPEN || c === 0x5b) {
+      if (depth === 0 && c === OPEN && i !== start) return null;
+      depth++;
+    } else if (c === CLOSE || c === 0x5d) {
+      depth--;
+      if (depth < 0) return null;
+      if (depth === 0) {
+        const rec = parseLine(bytes.subarray(start, i + 1));
+        if (!rec) return null;
+        out.push({ rec, start, end: i + 1 });
+        start = i + 1;
+      }
+    } else if (depth === 0) return null; // bytes between the records
+  }
+  return depth === 0 && start === bytes.length && out.length > 1 ? out : null;
+}
+
 export function str(v: Json | undefined): string | null {
   return typeof v === "string" ? v : null;
 }
