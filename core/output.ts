@@ -188,6 +188,15 @@ export function emphasized(text: string, terms: string[], bold: boolean): Uint8A
   return encoder.encode(s);
 }
 
+/**
+ * Text that already carries its own styling codes (each piece of archived text in it escaped
+ * by whoever styled it): bytes, so the renderer writes the codes as they are rather than
+ * escaping them again into `\u001b[31m` on the screen. Unstyled text stays a string.
+ */
+export function styledChunk(text: string, styled: boolean): Chunk {
+  return styled ? encoder.encode(text) : text;
+}
+
 /** The colour of each state word doctor and status print: green, yellow, red, dim. */
 const STATE_SGR: Record<string, string> = {
   ok: "\x1b[32m",
