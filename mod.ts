@@ -18,6 +18,7 @@ import {
   render,
 } from "./core/output.ts";
 import { processEnv } from "./core/paths.ts";
+import { wrapText } from "./core/width.ts";
 import { dialogue, isTerminal, streams, writeAll } from "./io.ts";
 
 const encoder = new TextEncoder();
@@ -72,8 +73,16 @@ function misuse(message: string, cmd?: Command): never {
   const usage = cmd && !cmd.misuseListsCommands
     ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
     : usageText();
-  writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, usage]);
+  writeAll("stderr", [
+    wrapText(`terminus: ${escapeControls(message)}\n\n${usage}`, columnsOf("stderr")),
+  ]);
   Deno.exit(2);
+}
+
+/** The terminal's width when the stream is one that knows it; null for a pipe or a file. */
+function columnsOf(stream: "stdout" | "stderr"): number | null {
+  const columns = isTerminal(stream) ? streams.size()?.columns ?? 0 : 0;
+  return columns > 0 ? columns : null;
 }
 
 /** `--help` or `-h` among a command's options (before any `--`). */
@@ -172,7 +181,8 @@ async function main(argv: string[]): Promise<number> {
       exitCode: 1,
     });
   }
-  const r = render(result, parsed.json);
+  // on a terminal, long lines are wrapped to its width (through the pager too)
+  const r = render(result, parsed.json, columnsOf("stdout"));
   let written = true;
   try {
     if (!(r.page && await paged(r.stdout))) written = writeAll("stdout", r.stdout);
@@ -183,7 +193,11 @@ async function main(argv: string[]): Promise<number> {
   // the hook records what it handed over only now: a reader gone away is nothing handed over
   const more = result.after ? result.after(written) : [];
   const stderr = [...r.stderr, ...more];
-  if (stderr.length) writeAll("stderr", stderr.map((l) => l + "\n"));
+  if (stderr.length) {
+    // counts and notes fit the terminal as the answer does; a pipe gets them whole
+    const width = columnsOf("stderr");
+    writeAll("stderr", stderr.map((l) => wrapText(l, width) + "\n"));
+  }
   return r.exitCode;
 }
 

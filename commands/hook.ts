@@ -32,6 +32,7 @@ export const command: Command = {
     // The document goes out as bytes: the renderer must not touch it.
     return outcome("hook", null, {
       human: r.stdout ? [new TextEncoder().encode(r.stdout)] : [],
+      wrap: false,
       warnings: r.stderr,
       after: r.after,
     });

@@ -307,8 +307,16 @@ export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";
 export const SESSIONS_SCHEMA = 1;
 /** A title from the first typed prompt is cut to this many characters. */
 export const TITLE_PROMPT_CHARS = 80;
-/** The sessions list cuts titles to fit the terminal, but never below this many columns. */
-export const LIST_TITLE_MIN = 16;
+/**
+ * The sessions list cuts a title to fit the terminal, but to no fewer columns than this until
+ * the other columns have given way (core/sessions/list.ts).
+ */
+export const LIST_TITLE_MIN = 24;
+/**
+ * What `terminus sessions` prints without --limit or --all: a page, as gh lists 30; the
+ * count of the rest goes to stderr. --json keeps every row.
+ */
+export const SESSIONS_PAGE = 20;
 /**
  * A session's duration is its active time: the gaps between turns summed, each counted up to
  * this. A session resumed after months, or left open over lunch, is not that long.

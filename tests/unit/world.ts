@@ -68,7 +68,11 @@ export async function cli(
     const parsed = await parse(cmd, args.slice(1));
     const ctx = box.ctx(cwd);
     if (terminal) ctx.streams = terminalStreams(terminal.columns);
-    const r = render(await runCommand(cmd, ctx, parsed), parsed.json);
+    const r = render(
+      await runCommand(cmd, ctx, parsed),
+      parsed.json,
+      terminal ? terminal.columns : null,
+    );
     return {
       code: r.exitCode,
       out: r.stdout.map((c) => (typeof c === "string" ? c : decoder.decode(c))).join(""),
