@@ -15,6 +15,7 @@ export const command: Command = {
   unattended: true,
   usage: "terminus hook <SessionStart|UserPromptSubmit|SessionEnd|PostCompact>",
   options: {},
+  values: { "": ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"] },
   positionals: true,
   json: false,
   empty: () => null,

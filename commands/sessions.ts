@@ -400,6 +400,18 @@ export const command: Command = {
   help,
   subcommands: {
     names: VERBS,
+    summaries: {
+      show: "one session as a conversation",
+      export: "one session as a Markdown, HTML or .jsonl file",
+      restore: "put back a transcript Claude Code deleted, so --resume works",
+      browse: "find a session as you type; Enter prints its claude --resume line",
+      name: "give a session a title of your own",
+      tag: "add tags to a session",
+      untag: "take tags off a session",
+      delete: "forget sessions for good (asks first)",
+      search: "which sessions talked about these words, best first",
+      changes: "what a session did to files, as diffs",
+    },
     fallback: "list",
     first: true,
     options: VERB_OPTIONS,
@@ -444,6 +456,7 @@ export const command: Command = {
     compact: { type: "boolean" },
     file: { type: "string" },
   },
+  values: { format: ["md", "html", "jsonl"] },
   positionals: true,
   json: true,
   empty: (a) => {
