@@ -211,9 +211,10 @@ export const PASS_NICENESS = 19;
  */
 export const HOOK_PASS_WAIT_MS = HOOK_DEADLINE_MS;
 /**
- * The niceness the backfill's worker runs at: beside a backfill at normal priority on both
- * cores, 36-57% of prompt hooks that found turns missed the 50 ms; at 19, none of 14 (bench
- * --only deadline).
+ * The niceness the backfill's worker runs at (`terminus backfill`): beside a backfill at normal
+ * priority on both cores, 36-57% of prompt hooks that found turns missed the 50 ms; at 19, none
+ * of 14 (bench --only deadline). Install's first backfill runs at normal priority instead: at 19
+ * beside a test run it took 8 minutes for 331 files, holding the lock the hooks' passes wait on.
  */
 export const BACKFILL_NICENESS = 19;
 /** doctor's last_run looks at this many of the latest logged prompts for deadline misses... */
