@@ -18,6 +18,7 @@ import {
   render,
 } from "./core/output.ts";
 import { processEnv } from "./core/paths.ts";
+import { wrapText } from "./core/width.ts";
 import { dialogue, isTerminal, streams, writeAll } from "./io.ts";
 
 const encoder = new TextEncoder();
@@ -72,7 +73,9 @@ function misuse(message: string, cmd?: Command): never {
   const usage = cmd && !cmd.misuseListsCommands
     ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
     : usageText();
-  writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, usage]);
+  writeAll("stderr", [
+    wrapText(`terminus: ${escapeControls(message)}\n\n${usage}`, columnsOf("stderr")),
+  ]);
   Deno.exit(2);
 }
 
@@ -83,20 +86,32 @@ function asksHelp(args: string[]): boolean {
 }
 
 /**
- * Misuse of a command: still exit 2, but `<command> --help` gets that command's whole help,
- * and a first word that is a slip for one of its subcommands is named.
+ * `<command> --help` or `-h` (anywhere before `--`): the command's help, or its verb's when
+ * the first word names one (`sessions show -h`), on stdout, exit 0, as gh, rg and git do;
+ * wrapped to the terminal like any answer, through the pager when it is taller.
  */
+async function commandHelp(cmd: Command, entry: Entry, args: string[]): Promise<number> {
+  const { helpText } = await import("./commands/help.ts");
+  const verb = cmd.subcommands?.names.includes(args[0]) ? args[0] : undefined;
+  const help = outcome("help", null, { human: [helpText(cmd, entry.summary, verb)] });
+  const r = render(help, false, columnsOf("stdout"));
+  if (!(await paged(r.stdout))) writeAll("stdout", r.stdout);
+  return 0;
+}
+
+/** The terminal's width when the stream is one that knows it; null for a pipe or a file. */
+function columnsOf(stream: "stdout" | "stderr"): number | null {
+  const columns = isTerminal(stream) ? streams.size()?.columns ?? 0 : 0;
+  return columns > 0 ? columns : null;
+}
+
+/** Misuse of a command: exit 2; a first word that is a slip for one of its subcommands is named. */
 async function commandMisuse(
   message: string,
   cmd: Command,
-  entry: Entry,
+  _entry: Entry,
   args: string[],
 ): Promise<never> {
-  if (asksHelp(args) && !cmd.misuseListsCommands) {
-    const { helpText } = await import("./commands/help.ts");
-    writeAll("stderr", [`terminus: ${escapeControls(message)}\n\n`, helpText(cmd, entry.summary)]);
-    Deno.exit(2);
-  }
   const word = args[0];
   const names = cmd.subcommands?.names;
   if (names && word !== undefined && !names.includes(word)) {
@@ -133,9 +148,12 @@ async function waitOutHook(): Promise<void> {
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
+  if (first === "--help" || first === "-h") {
+    // `terminus --help search` is `terminus help search`
+    if (argv.length > 1) return await main(["help", ...argv.slice(1)]);
+  }
   if (first === undefined || first === "--help" || first === "-h") {
-    if (argv.length > 1) misuse(`${first} takes no arguments`);
-    writeAll("stdout", [usageText()]);
+    writeAll("stdout", [wrapText(usageText(), columnsOf("stdout"))]);
     return 0;
   }
   if (first === "--version" || first === "-V") {
@@ -148,6 +166,7 @@ async function main(argv: string[]): Promise<number> {
   const entry = find(first) ?? await unknownCommand(first);
   const cmd = await entry.load();
   const args = argv.slice(1);
+  if (asksHelp(args)) return await commandHelp(cmd, entry, args);
 
   let parsed: Parsed;
   try {
@@ -172,7 +191,8 @@ async function main(argv: string[]): Promise<number> {
       exitCode: 1,
     });
   }
-  const r = render(result, parsed.json);
+  // on a terminal, long lines are wrapped to its width (through the pager too)
+  const r = render(result, parsed.json, columnsOf("stdout"));
   let written = true;
   try {
     if (!(r.page && await paged(r.stdout))) written = writeAll("stdout", r.stdout);
@@ -183,7 +203,11 @@ async function main(argv: string[]): Promise<number> {
   // the hook records what it handed over only now: a reader gone away is nothing handed over
   const more = result.after ? result.after(written) : [];
   const stderr = [...r.stderr, ...more];
-  if (stderr.length) writeAll("stderr", stderr.map((l) => l + "\n"));
+  if (stderr.length) {
+    // counts and notes fit the terminal as the answer does; a pipe gets them whole
+    const width = columnsOf("stderr");
+    writeAll("stderr", stderr.map((l) => wrapText(l, width) + "\n"));
+  }
   return r.exitCode;
 }
 

@@ -13,7 +13,7 @@ import { lowerOwnPriority } from "../core/spawn.ts";
 
 const help: CommandHelp = {
   options: [],
-  internal: ["work"],
+  internal: ["work", "first"],
   examples: ["terminus backfill"],
 };
 
@@ -21,7 +21,7 @@ export const command: Command = {
   name: "backfill",
   help,
   usage: "terminus backfill",
-  options: { work: { type: "boolean" } },
+  options: { work: { type: "boolean" }, first: { type: "boolean" } },
   positionals: false,
   json: false,
   empty: () => null,
@@ -38,10 +38,11 @@ export const command: Command = {
 
     if (args.values.work === true) {
       // the detached worker: its stdio is null, so what it returns is only its exit code; it
-      // goes on pass after pass until every closed session is observed, at the lowest
-      // priority (before its derive workers start, so they inherit it): on two busy cores it
-      // must not take them from the hooks' lookups
-      await lowerOwnPriority(BACKFILL_NICENESS);
+      // goes on pass after pass until every closed session is observed. At the lowest priority
+      // (before its derive workers start, so they inherit it): on two busy cores it must not
+      // take them from the hooks' lookups. Install's first backfill (--first) keeps the normal
+      // priority it was started at, so a whole history is archived in minutes, not hours.
+      if (args.values.first !== true) await lowerOwnPriority(BACKFILL_NICENESS);
       const res = await runBackfillPasses({
         cfg: r.cfg,
         dataDir: r.dataDir,
@@ -63,7 +64,12 @@ export const command: Command = {
     const warnings = size.problems.map((p) => `problem: ${p}`);
     const table = [
       row("transcripts", size.transcripts),
-      row("not archived", humanBytes(size.bytes)),
+      row(
+        "not archived",
+        `${humanBytes(size.bytes)}${
+          size.pendingFiles ? ` in ${size.pendingFiles} transcript(s)` : ""
+        }`,
+      ),
       row(
         "estimate",
         `${humanEstimate(size.seconds)} at ${

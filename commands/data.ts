@@ -16,6 +16,7 @@ export const command: Command = {
   help,
   subcommands: {
     names: ["move"],
+    summaries: { move: "move the data directory to a new path" },
     missing: "data: name a subcommand (move)",
     unknown: (word) => `data: unknown subcommand '${word}'`,
   },

@@ -1,22 +1,68 @@
 /**
- * terminus help <command>: one command's usage line, its summary, each option in one line, and
- * examples. Each command declares its own (its `help` property); this module only lays them
- * out. The registry is handed in rather than imported, so the two do not import each other.
+ * terminus help <command> [<verb>]: one command's usage line, its summary, each option in one
+ * line, and examples; for a verb (sessions show), only that verb's. Each command declares its
+ * own (its `help` property); this module only lays them out. The registry is handed in rather
+ * than imported, so the two do not import each other.
  */
-import type { Command, CommandHelp } from "./types.ts";
+import type { Command, CommandHelp, HelpLine } from "./types.ts";
 import { outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 
-/** The whole help text of one command. */
-export function helpText(cmd: Command, summary: string): string {
-  const h = cmd.help;
-  const width = Math.max(0, ...h.options.map(([f]) => f.length)) + 2;
-  const lines = [`usage: ${cmd.usage}`, "", summary];
-  if (h.options.length) {
-    lines.push("", "options:", ...h.options.map(([f, t]) => `  ${f.padEnd(width)}${t}`));
+/** The option words a help line names: "-y, --yes" -> ["y", "yes"], "--path <p>" -> ["path"]. */
+export function flagsOf(line: string): string[] {
+  return [...line.matchAll(/(?:^|[ ,])--?([a-z][a-z-]*)/g)].map((m) => m[1]);
+}
+
+/** The command's usage lines, one per form (sessions has one per verb). */
+export function usageLines(cmd: Command): string[] {
+  return cmd.usage.split("\n").map((l) => l.trim());
+}
+
+/**
+ * The options a verb takes, by name: those its command's `subcommands.options` lists for it;
+ * for a verb with no list there, every option no other verb lists (observations regenerate
+ * takes --since, which only the listing's --project is not); --json when the command takes it.
+ */
+export function verbOptions(cmd: Command, verb: string): string[] {
+  const sc = cmd.subcommands;
+  const all = Object.keys(cmd.options);
+  const listed = sc?.options?.[verb];
+  const own = listed
+    ? [...listed]
+    : all.filter((o) =>
+      !Object.entries(sc?.options ?? {}).some(([v, os]) => v !== verb && os.includes(o))
+    );
+  return cmd.json ? [...own, "json"] : own;
+}
+
+function layout(usage: string[], summary: string, options: HelpLine[], examples: string[]) {
+  const width = Math.max(0, ...options.map(([f]) => f.length)) + 2;
+  const lines = [`usage: ${usage.join("\n  ")}`, "", summary];
+  if (options.length) {
+    lines.push("", "options:", ...options.map(([f, t]) => `  ${f.padEnd(width)}${t}`));
   }
-  if (h.examples.length) lines.push("", "examples:", ...h.examples.map((e) => `  ${e}`));
+  if (examples.length) lines.push("", "examples:", ...examples.map((e) => `  ${e}`));
   return lines.join("\n") + "\n";
+}
+
+/** The whole help text of one command, or of one of its verbs. */
+export function helpText(cmd: Command, summary: string, verb?: string): string {
+  const h = cmd.help;
+  if (verb === undefined || !cmd.subcommands?.names.includes(verb)) {
+    return layout([cmd.usage], summary, h.options, h.examples);
+  }
+  const names = `${cmd.name} `;
+  const mentions = (l: string) => new RegExp(`(^|\\s)${names}(\\S*\\|)?${verb}(\\||\\s|$)`).test(l);
+  const usage = usageLines(cmd).filter(mentions);
+  const takes = new Set(verbOptions(cmd, verb));
+  const options = h.options.filter(([f]) => flagsOf(f).some((x) => takes.has(x)));
+  const examples = h.examples.filter(mentions);
+  return layout(
+    usage.length ? usage : [cmd.usage],
+    `${cmd.name} ${verb}: ${cmd.subcommands.summaries[verb] ?? summary}`,
+    options,
+    examples,
+  );
 }
 
 /** What help needs of the registry (commands/mod.ts). */
@@ -27,14 +73,14 @@ export interface Catalog {
 
 const help: CommandHelp = {
   options: [],
-  examples: ["terminus help search"],
+  examples: ["terminus help search", "terminus help sessions show"],
 };
 
 export function helpCommand(catalog: Catalog): Command {
   const command: Command = {
     name: "help",
     help,
-    usage: "terminus help <command>",
+    usage: "terminus help [<command> [<verb>]]",
     misuseListsCommands: true,
     options: {},
     positionals: true,
@@ -44,12 +90,20 @@ export function helpCommand(catalog: Catalog): Command {
       if (a.positionals.length === 0) {
         return outcome("help", null, { human: [catalog.usageText()] });
       }
-      if (a.positionals.length > 1) throw new UsageError("help takes one command name");
-      const name = a.positionals[0];
+      if (a.positionals.length > 2) throw new UsageError("help takes a command and a verb at most");
+      const [name, verb] = a.positionals;
       const entry = catalog.find(name);
       if (!entry) throw new UsageError(`unknown command '${name}'`);
       const cmd = name === "help" ? command : await entry.load();
-      return outcome("help", null, { human: [helpText(cmd, entry.summary)] });
+      if (verb !== undefined && !cmd.subcommands?.names.includes(verb)) {
+        const names = cmd.subcommands?.names;
+        throw new UsageError(
+          names
+            ? `${name} has no verb '${verb}'; its verbs are ${names.join(", ")}`
+            : `${name} has no verbs`,
+        );
+      }
+      return outcome("help", null, { human: [helpText(cmd, entry.summary, verb)] });
     },
   };
   return command;

@@ -15,6 +15,7 @@ export const command: Command = {
   unattended: true,
   usage: "terminus hook <SessionStart|UserPromptSubmit|SessionEnd|PostCompact>",
   options: {},
+  values: { "": ["SessionStart", "UserPromptSubmit", "SessionEnd", "PostCompact"] },
   positionals: true,
   json: false,
   empty: () => null,
@@ -32,6 +33,7 @@ export const command: Command = {
     // The document goes out as bytes: the renderer must not touch it.
     return outcome("hook", null, {
       human: r.stdout ? [new TextEncoder().encode(r.stdout)] : [],
+      wrap: false,
       warnings: r.stderr,
       after: r.after,
     });

@@ -119,10 +119,12 @@ function receipt(r: InstallReport, history: string | null): string[] {
       );
     } else {
       out.push(
-        `backfill: ${b.sizing.transcripts} transcript(s), ${
+        `backfill: ${b.sizing.pendingFiles} of ${b.sizing.transcripts} transcript(s) not yet archived (${
           humanBytes(b.sizing.pending)
-        } not yet archived${
-          b.started ? "; archiving them in the background. terminus status shows the pass." : "."
+        })${
+          b.started
+            ? "; archiving them in the background, at normal priority. terminus status shows how far it has got."
+            : "."
         }`,
       );
     }

@@ -69,7 +69,7 @@ export function usageText(): string {
     ...REGISTRY.map((e) => `  ${e.name.padEnd(width)}${e.summary}`),
     "",
     "Read commands take --json and write one JSON document on stdout.",
-    "terminus help <command> lists a command's options, with examples.",
+    "terminus <command> --help (or terminus help <command>) lists its options, with examples.",
   ];
   return lines.join("\n") + "\n";
 }

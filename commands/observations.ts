@@ -146,6 +146,7 @@ export const command: Command = {
   help,
   subcommands: {
     names: ["regenerate"],
+    summaries: { regenerate: "record the observations of closed sessions again" },
     fallback: "list",
     first: true,
     notFirst: () => "regenerate must come straight after observations, before any option",
@@ -153,8 +154,10 @@ export const command: Command = {
     options: { list: ["project"] },
     option: (_, k) => `observations takes --${k} only after regenerate`,
   },
-  usage:
-    "terminus observations [--project <path>] [--json] | terminus observations regenerate [--since <time>] [--json]",
+  usage: [
+    "terminus observations [--project <path>] [--json]",
+    "terminus observations regenerate [--since <time>] [--json]",
+  ].join("\n  "),
   options: { project: { type: "string" }, since: { type: "string" } },
   positionals: true,
   json: true,

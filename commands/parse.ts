@@ -30,7 +30,7 @@ function joinNegativeValues(args: string[], options: Command["options"]): string
  * The options as `node:util`'s strict parseArgs would read them, through `arg` (a few hundred
  * lines with no imports): loading node:util starts Node compatibility, about 3-5 ms of every
  * command's start that nothing else on the search path needs. The messages keep parseArgs'
- * wording, which `parse` turns into the command's own.
+ * wording, lowercased like every other message, which `parse` turns into the command's own.
  */
 async function parseOptions(
   argv: string[],
@@ -49,7 +49,7 @@ async function parseOptions(
     // arg takes `--json=x` as the switch; parseArgs refuses it
     const eq = /^--([^=]+)=/.exec(a);
     if (eq && options[eq[1]]?.type === "boolean") {
-      throw new Error(`Option '--${eq[1]}' does not take an argument`);
+      throw new Error(`option '--${eq[1]}' does not take an argument`);
     }
   }
   let r: Record<string, unknown> & { _: string[] };
@@ -58,15 +58,15 @@ async function parseOptions(
   } catch (e) {
     const code = (e as { code?: string }).code;
     const name = /(-[^\s]+)$/.exec((e as Error).message.replace(/ \(alias for .*\)$/, ""))?.[1];
-    if (code === "ARG_UNKNOWN_OPTION") throw new Error(`Unknown option '${name}'`);
+    if (code === "ARG_UNKNOWN_OPTION") throw new Error(`unknown option '${name}'`);
     if (code?.startsWith("ARG_MISSING_REQUIRED")) {
-      throw new Error(`Option '${name} <value>' argument missing`);
+      throw new Error(`option '${name} <value>' argument missing`);
     }
     throw e;
   }
   if (!allowPositionals && r._.length) {
     throw new Error(
-      `Unexpected argument '${r._[0]}'. This command does not take positional arguments`,
+      `unexpected argument '${r._[0]}'; this command takes no positional arguments`,
     );
   }
   const values: Record<string, unknown> = {};
@@ -99,13 +99,13 @@ export async function parse(cmd: Command, args: string[]): Promise<Parsed> {
     parsed = { values: values as Values, positionals, json, rawArgs: args };
   } catch (e) {
     const msg = (e as Error).message.replace(/\. To specify a positional argument.*$/s, "");
-    const negative = /^Unknown option '(-\d[^']*)'/.exec(msg);
+    const negative = /^unknown option '(-\d[^']*)'/.exec(msg);
     if (negative) {
       throw new UsageError(
         `${cmd.name}: '${negative[1]}' is a negative number, which it does not take`,
       );
     }
-    const unknown = /^Unknown option '(-[^']*)'/.exec(msg);
+    const unknown = /^unknown option '(-[^']*)'/.exec(msg);
     if (unknown && cmd.wordsMayLookLikeOptions) {
       // a query word may start with '-' (a flag being looked up): say how to ask for it
       throw new UsageError(

@@ -2,7 +2,15 @@
 import { basename, resolve } from "../core/posix.ts";
 import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION, PROJECT, RAW, SINCE, UNTIL } from "./help_lines.ts";
-import { boldWanted, type Chunk, emphasized, outcome, stdoutIsTerminal } from "../core/output.ts";
+import {
+  boldWanted,
+  type Chunk,
+  emphasized,
+  outcome,
+  stdoutIsTerminal,
+  terminalColumns,
+} from "../core/output.ts";
+import { sessionHeader } from "../core/sessions/list.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
@@ -28,11 +36,6 @@ export function hitLabel(c: Candidate): string {
   if (c.recordType === "user") return c.isToolResult ? "tool result" : "prompt";
   if (c.recordType === "assistant") return c.toolName ? `tool call ${c.toolName}` : "reply";
   return c.recordType;
-}
-
-/** The session as `sessions show` takes it, and its title when it has one. */
-function sessionLabel(h: { session_no: number; title: string | null }): string {
-  return `#${h.session_no}${h.title ? `  ${h.title}` : ""}`;
 }
 
 /** A session found by its title: its number (what `sessions show` takes), day and project. */
@@ -66,7 +69,12 @@ const WORD_SLACK = 40;
  * it, each labelled; a record archived twice (a resumed session copies earlier turns) once;
  * excerpts cut on word boundaries, the query's words in bold.
  */
-function terminalHits(hits: Hit[], terms: string[], bold: boolean): Chunk[] {
+function terminalHits(
+  hits: Hit[],
+  terms: string[],
+  bold: boolean,
+  columns: number | null,
+): Chunk[] {
   const seen = new Set<string>();
   const bySession = new Map<string, Hit[]>();
   for (const h of hits) {
@@ -78,11 +86,9 @@ function terminalHits(hits: Hit[], terms: string[], bold: boolean): Chunk[] {
     bySession.set(h.session_key, list);
   }
   const out: Chunk[] = [];
-  for (const [key, list] of bySession) {
+  for (const list of bySession.values()) {
     const first = list[0];
-    const header = `${sessionLabel(first)}  ${basename(key)}  ${first.project ?? "-"}${
-      first.sidechain ? "  (subagent)" : ""
-    }`;
+    const header = sessionHeader(first, first.sidechain ? "(subagent)" : "", columns);
     out.push(emphasized(header, [header], bold), "\n");
     for (const h of list) {
       out.push(`  ${h.turn_id}  ${day(h.ts)}  ${hitLabel(h.candidate)}\n      `);
@@ -192,7 +198,7 @@ export const command: Command = {
       );
       const human: Chunk[] = [
         ...(!a.json && stdoutIsTerminal(ctx)
-          ? terminalHits(hits, q.folded, boldWanted(ctx.env))
+          ? terminalHits(hits, q.folded, boldWanted(ctx.env), terminalColumns(ctx))
           : hits.map((h) =>
             `${h.turn_id}  ${day(h.ts)}  #${h.session_no}  ${basename(h.session_key)}  ${
               h.project ?? "-"

@@ -24,7 +24,12 @@ import { planRestore, writeRestore } from "../core/sessions/restore.ts";
 import { openTerminal, runBrowser } from "../core/browse/screen.ts";
 import { storeSource } from "../core/browse/source.ts";
 import { resolveScope } from "../core/open.ts";
-import { BROWSE_CANCELLED_EXIT, SHOW_DIFF_LINES, SHOW_RESULT_LINES } from "../core/constants.ts";
+import {
+  BROWSE_CANCELLED_EXIT,
+  SESSIONS_PAGE,
+  SHOW_DIFF_LINES,
+  SHOW_RESULT_LINES,
+} from "../core/constants.ts";
 import { deleteSessions, emptyDelete } from "./sessions_delete.ts";
 import { emptySearch, searchSessions, tagFlags } from "./sessions_search.ts";
 import { changes, emptyChanges } from "./sessions_changes.ts";
@@ -46,7 +51,7 @@ type Verb = typeof VERBS[number] | "list";
 
 /** Which options each verb takes (besides --json, which the registry adds). */
 const VERB_OPTIONS: Record<Verb, string[]> = {
-  list: ["project", "since", "until", "limit", "tag"],
+  list: ["project", "since", "until", "limit", "all", "tag"],
   show: ["full", "no-pager", "raw"],
   export: ["format", "raw"],
   restore: ["to", "dry-run"],
@@ -78,9 +83,15 @@ const label = (v: Verb) => (v === "list" ? "sessions" : `sessions ${v}`);
 async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
   const since = boundFlag("--since", str(a.values, "since"), "start");
   const until = boundFlag("--until", str(a.values, "until"), "end");
-  const limit = wholeFlag(a.values, "limit", 1);
+  const asked = wholeFlag(a.values, "limit", 1);
+  const all = a.values.all === true;
+  if (all && asked !== null) throw new UsageError("sessions takes --limit or --all, not both");
+  // a person gets a page and the count of the rest; a script (--json) every row it asks for
+  const paged = asked === null && !all && !a.json;
+  const limit = paged ? SESSIONS_PAGE : asked;
   const tags = tagFlags(a);
-  // --json lists in session_no order, as scripts are promised; a person reads newest first
+  // --json lists in session_no order, as scripts are promised; a person reads newest first.
+  // Either way --limit keeps the newest.
   const order = a.json ? "number" : "newest";
   const l = await listVisibleSessions(ctx, a.values.project as string | undefined, {
     since,
@@ -92,10 +103,16 @@ async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
   if (l.reason !== null) {
     return outcome("sessions", { sessions: [] }, { reason: l.reason, warnings: l.warnings });
   }
+  const rest = l.total - l.views.length;
   return outcome("sessions", { sessions: l.views }, {
     human: listingLines(l.views, terminalColumns(ctx)),
     warnings: l.warnings,
-    counts: [`${l.views.length} session(s)`],
+    counts: [
+      rest > 0
+        ? `${l.views.length} of ${l.total} session(s), the newest; --limit <n> or --all lists more`
+        : `${l.views.length} session(s)`,
+    ],
+    page: true,
   });
 }
 
@@ -185,7 +202,11 @@ async function exportOne(ctx: Context, a: Parsed): Promise<Outcome> {
     }
     const view = viewOf(row);
     if (target === null) {
-      return outcome("sessions export", null, { human: [bytes], warnings: o.warnings });
+      return outcome("sessions export", null, {
+        human: [bytes],
+        warnings: o.warnings,
+        wrap: false,
+      });
     }
     writeExport(target, bytes);
     return outcome(
@@ -227,6 +248,7 @@ async function restore(ctx: Context, a: Parsed): Promise<Outcome> {
       dry_run: dryRun,
     }, {
       human: plan.resume ? [plan.resume + "\n"] : [],
+      wrap: false, // a command to copy
       warnings: o.warnings,
       counts: files.map((f) => `${f.status}: ${f.path} (${f.bytes} byte(s))`),
     });
@@ -257,6 +279,7 @@ async function browse(ctx: Context, a: Parsed): Promise<Outcome> {
     // left with Esc or Ctrl-C: 130, as fzf exits, so `$(terminus sessions browse)` can tell
     return outcome("sessions browse", null, {
       human: end.print ? [end.print + "\n"] : [],
+      wrap: false, // a command to copy or run
       warnings: o.warnings,
       exitCode: end.cancelled ? BROWSE_CANCELLED_EXIT : 0,
     });
@@ -337,7 +360,11 @@ const help: CommandHelp = {
     PROJECT,
     SINCE,
     UNTIL,
-    ["--limit <n>", "at most this many sessions, the newest (default all)"],
+    [
+      "--limit <n>",
+      `at most this many sessions, the newest (default ${SESSIONS_PAGE}; with --json all)`,
+    ],
+    ["--all", "list every session, not a page"],
     ["--tag <t>", "only sessions carrying this tag; repeat to require several"],
     ["--full", "show: tool results printed whole"],
     ["--no-pager", "show: print straight to the terminal, not through $PAGER"],
@@ -373,6 +400,18 @@ export const command: Command = {
   help,
   subcommands: {
     names: VERBS,
+    summaries: {
+      show: "one session as a conversation",
+      export: "one session as a Markdown, HTML or .jsonl file",
+      restore: "put back a transcript Claude Code deleted, so --resume works",
+      browse: "find a session as you type; Enter prints its claude --resume line",
+      name: "give a session a title of your own",
+      tag: "add tags to a session",
+      untag: "take tags off a session",
+      delete: "forget sessions for good (asks first)",
+      search: "which sessions talked about these words, best first",
+      changes: "what a session did to files, as diffs",
+    },
     fallback: "list",
     first: true,
     options: VERB_OPTIONS,
@@ -387,7 +426,7 @@ export const command: Command = {
     },
   },
   usage: [
-    "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n>] [--tag <t>]... [--json]",
+    "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n> | --all] [--tag <t>]... [--json]",
     "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",
     "terminus sessions export <session> [<path>] --format md|html|jsonl [--raw] [--json]",
     "terminus sessions restore <session> [--to <dir>] [--dry-run] [--json]",
@@ -402,6 +441,7 @@ export const command: Command = {
     ...PROJECT_OPTION,
     ...BOUND_OPTIONS,
     limit: { type: "string" },
+    all: { type: "boolean" },
     tag: { type: "string", multiple: true },
     full: { type: "boolean" },
     "no-pager": { type: "boolean" },
@@ -416,6 +456,7 @@ export const command: Command = {
     compact: { type: "boolean" },
     file: { type: "string" },
   },
+  values: { format: ["md", "html", "jsonl"] },
   positionals: true,
   json: true,
   empty: (a) => {

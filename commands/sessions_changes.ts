@@ -1,7 +1,7 @@
 /** terminus sessions changes <session>: the adapter for core/sessions/changes.ts. */
 import type { Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
-import { type Outcome, outcome, terminalStyle } from "../core/output.ts";
+import { type Outcome, outcome, styledChunk, terminalStyle } from "../core/output.ts";
 import { NotFoundError, UsageError } from "../core/errors.ts";
 import { egress, isRedacting } from "../core/egress.ts";
 import { resolveRef } from "../core/sessions/ref.ts";
@@ -45,7 +45,7 @@ export async function changes(ctx: Context, a: Parsed): Promise<Outcome> {
     if (file !== undefined) c = onlyFile(c, file, ctx.cwd);
     const styled = !a.json && terminalStyle(ctx);
     return outcome(NAME, { session: viewOf(row, egress(redacting)), ...c }, {
-      human: c.files.length ? [changesText(c, row.project, styled)] : [],
+      human: c.files.length ? [styledChunk(changesText(c, row.project, styled), styled)] : [],
       warnings: o.warnings,
       // what the transcript cannot prove, said where a person reads the listing
       counts: c.files.length

@@ -1,7 +1,8 @@
 /** terminus sessions search <words>: the adapter for core/sessions/search.ts. */
 import type { Parsed } from "./types.ts";
 import type { Context } from "../core/context.ts";
-import { type Outcome, outcome } from "../core/output.ts";
+import { type Outcome, outcome, terminalColumns } from "../core/output.ts";
+import { table } from "../core/table.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
@@ -49,12 +50,23 @@ export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> 
   warnings.push(...found.warnings);
   if (found.reason !== null) return outcome(NAME, empty, { reason: found.reason, warnings });
   const r = found;
+  const columns = terminalColumns(ctx);
   const human = r.hits.map((h) => {
     const v = h.session;
-    const marks = `${v.sidecar ? "  (subagent)" : ""}${v.evicted ? "  (evicted)" : ""}`;
-    return `#${v.session_no}  ${day(v.first_turn_at)}  ${
-      v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS)
-    }  ${h.hits} hit(s)${marks}\n    ${onWordBoundaries(h.best.excerpt, h.best.clipped)}\n`;
+    const marks = [v.sidecar ? "(subagent)" : "", v.evicted ? "(evicted)" : ""].join(" ").trim();
+    // the title gives way to the terminal's width; the number, day and count never do
+    const [line] = table(
+      [[
+        `#${v.session_no}`,
+        day(v.first_turn_at),
+        v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS),
+        `${h.hits} hit(s)`,
+        marks,
+      ]],
+      [{}, {}, { cut: 1, min: 4 }, {}, {}],
+      columns,
+    );
+    return `${line}\n    ${onWordBoundaries(h.best.excerpt, h.best.clipped)}\n`;
   });
   return outcome(NAME, {
     query: q.text,

@@ -127,6 +127,7 @@ export const command: Command = {
       }
       return outcome("show", { records, absent }, {
         human,
+        wrap: false, // the record byte for byte
         warnings,
         reason: a.json && records.length === 0 && absent.length ? absent[0].reason : null,
       });

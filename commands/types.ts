@@ -32,6 +32,8 @@ export interface Subcommands {
   first?: boolean;
   /** The options each takes besides --json; one not listed here checks its own. */
   options?: Readonly<Record<string, readonly string[]>>;
+  /** What each does, in a few words: its help's summary line, and shell completions'. */
+  summaries: Readonly<Record<string, string>>;
   /** None named and no fallback. */
   missing?: string;
   /** A first word that is none of `names`; absent with a fallback: the fallback sees it. */
@@ -63,6 +65,11 @@ export interface Command {
   help: CommandHelp;
   /** Its subcommands (sessions show, data move): parsed by commands/parse.ts, named in typo hints. */
   subcommands?: Subcommands;
+  /**
+   * The values an option takes when they are a fixed few (`--format md|html|jsonl`), and under
+   * `""` those of its first word (hook's events): shell completions offer them.
+   */
+  values?: Readonly<Record<string, readonly string[]>>;
   /**
    * Takes its words as typed and no option, so the option parser is skipped (the hook's
    * start-up time); any word starting with a dash is misuse.

@@ -158,7 +158,10 @@ export const PASS_NICENESS = 19;
  * (performance.md, "Hook deadline beside a backfill").
  */
 export const HOOK_PASS_WAIT_MS = HOOK_DEADLINE_MS;
-/** The niceness the backfill's worker runs at, so the hooks beside it keep their deadline (performance.md). */
+/**
+ * The niceness `terminus backfill`'s worker runs at, so the hooks beside it keep their deadline;
+ * install's first backfill runs at normal priority instead (performance.md).
+ */
 export const BACKFILL_NICENESS = 19;
 /** doctor's last_run looks at this many of the latest logged prompts for deadline misses... */
 export const DEADLINE_MISS_WINDOW = 100;
@@ -247,8 +250,16 @@ export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";
 export const SESSIONS_SCHEMA = 1;
 /** A title from the first typed prompt is cut to this many characters. */
 export const TITLE_PROMPT_CHARS = 80;
-/** The sessions list cuts titles to fit the terminal, but never below this many columns. */
-export const LIST_TITLE_MIN = 16;
+/**
+ * The sessions list cuts a title to fit the terminal, but to no fewer columns than this until
+ * the other columns have given way (core/sessions/list.ts).
+ */
+export const LIST_TITLE_MIN = 24;
+/**
+ * What `terminus sessions` prints without --limit or --all: a page, as gh lists 30; the
+ * count of the rest goes to stderr. --json keeps every row.
+ */
+export const SESSIONS_PAGE = 20;
 /**
  * A session's duration is its active time: the gaps between turns summed, each counted up to
  * this. A session resumed after months, or left open over lunch, is not that long.

@@ -155,14 +155,16 @@ export function permissionFlags(runtime = "deno", semiSpaceMib = SEMI_SPACE_MIB)
 /**
  * The backfill's worker, `backfill --work`, run as `argv` runs the program (Context.self, or an
  * installed copy's argv) but with the backfill's young generation in place of every command's.
- * A compiled binary's argv has no flag to swap: it was compiled with the backfill's.
+ * A compiled binary's argv has no flag to swap: it was compiled with the backfill's. `first`
+ * (install's) adds `--first`: the worker keeps the normal priority it was started at.
  */
-export function backfillWorkArgv(argv: string[]): string[] {
+export function backfillWorkArgv(argv: string[], first = false): string[] {
   const every = heapFlag();
   return [
     ...argv.map((a) => a === every ? heapFlag(BACKFILL_SEMI_SPACE_MIB) : a),
     "backfill",
     "--work",
+    ...(first ? ["--first"] : []),
   ];
 }
 

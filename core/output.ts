@@ -3,6 +3,7 @@
  * Commands never print; `mod.ts` writes what `render` returns and exits with its code.
  */
 import type { Context } from "./context.ts";
+import { wrapText } from "./width.ts";
 
 /** A piece of human stdout: text is escaped, bytes (a `show` record) are written as they are. */
 export type Chunk = string | Uint8Array;
@@ -29,6 +30,13 @@ export interface Outcome {
   /** Human stdout may go through the pager when it is a terminal and the text is taller. */
   page: boolean;
   /**
+   * On a terminal, long human lines are wrapped to its width at spaces, each one's next lines
+   * indented under its text (core/width.ts): prose such as findings, excerpts and diffs (a
+   * table cuts its own cells to fit, core/table.ts). False keeps the lines as they are: bytes
+   * a person copies or a program reads (`show`'s record, an export, a `claude --resume` line).
+   */
+  wrap: boolean;
+  /**
    * Run once stdout was written (the hook records what it handed over only then); gets whether
    * the write succeeded and returns more stderr lines.
    */
@@ -46,6 +54,7 @@ export function outcome(command: string, data: unknown, init: Partial<Outcome> =
     counts: init.counts ?? [],
     warnings: init.warnings ?? [],
     page: init.page ?? false,
+    wrap: init.wrap ?? true,
     after: init.after,
   };
 }
@@ -63,10 +72,14 @@ export function terminalStyle(ctx: Context): boolean {
   return ctx.env("NO_COLOR") === undefined && stdoutIsTerminal(ctx);
 }
 
-/** The terminal's width when stdout is one; null for a pipe or a file (nothing is cut). */
+/**
+ * The terminal's width when stdout is one; null for a pipe or a file (nothing is cut), and for
+ * a terminal that reports no width (a pseudo-terminal nobody sized says 0).
+ */
 export function terminalColumns(ctx: Context): number | null {
   if (!stdoutIsTerminal(ctx)) return null;
-  return ctx.streams?.size()?.columns ?? null;
+  const columns = ctx.streams?.size()?.columns ?? 0;
+  return columns > 0 ? columns : null;
 }
 
 const CONTROLS =
@@ -112,7 +125,11 @@ export interface Rendered {
   page: boolean;
 }
 
-export function render(o: Outcome, json: boolean): Rendered {
+/**
+ * The bytes of an outcome: its JSON document, or its human lines escaped (and, given the
+ * terminal's `columns`, wrapped to them unless the outcome keeps its lines).
+ */
+export function render(o: Outcome, json: boolean, columns: number | null = null): Rendered {
   if (json) {
     const doc = canonicalJson({ command: o.command, data: o.data, ok: o.ok, reason: o.reason });
     return {
@@ -125,12 +142,22 @@ export function render(o: Outcome, json: boolean): Rendered {
   const stderr = [...o.warnings, ...o.counts];
   if (!o.ok && o.reason) stderr.push(o.reason);
   else if (o.ok && o.reason && o.human.length === 0 && o.counts.length === 0) stderr.push(o.reason);
+  const escaped = o.human.map((c) => (typeof c === "string" ? escapeControls(c) : c));
   return {
-    stdout: o.human.map((c) => (typeof c === "string" ? escapeControls(c) : c)),
+    stdout: columns === null || !o.wrap || escaped.length === 0
+      ? escaped
+      : [wrapped(escaped, columns)],
     stderr: stderr.map(escapeControls),
     exitCode: o.exitCode,
     page: o.page,
   };
+}
+
+/** Escaped human chunks as one text wrapped to `columns` (a long line may span chunks). */
+function wrapped(chunks: Chunk[], columns: number): Uint8Array {
+  const decoder = new TextDecoder();
+  const text = chunks.map((c) => (typeof c === "string" ? c : decoder.decode(c))).join("");
+  return encoder.encode(wrapText(text, columns));
 }
 
 /**
@@ -186,6 +213,15 @@ export function emphasized(text: string, terms: string[], bold: boolean): Uint8A
     s = s.replace(re, (m) => BOLD + m + NOT_BOLD);
   }
   return encoder.encode(s);
+}
+
+/**
+ * Text that already carries its own styling codes (each piece of archived text in it escaped
+ * by whoever styled it): bytes, so the renderer writes the codes as they are rather than
+ * escaping them again into `\u001b[31m` on the screen. Unstyled text stays a string.
+ */
+export function styledChunk(text: string, styled: boolean): Chunk {
+  return styled ? encoder.encode(text) : text;
 }
 
 /** The colour of each state word doctor and status print: green, yellow, red, dim. */

@@ -262,10 +262,15 @@ Deno.test("--version and -V print the version on stdout and exit 0", async () =>
   }
 });
 
-Deno.test("--help, -h, --version and -V after a command name are misuse (exit 2)", async () => {
+Deno.test("after a command name, --help and -h print its help (exit 0); --version and -V are misuse", async () => {
   await using sb = await sandbox();
   for (const c of COMMANDS) {
-    for (const flag of ["--help", "-h", "--version", "-V"]) {
+    for (const flag of ["--help", "-h"]) {
+      const r = await runCli(sb, [...words(c), flag]);
+      assert.equal(r.code, 0, `${c.name} ${flag}: ${r.err}`);
+      assert.match(r.out, /^usage: terminus /, `${c.name} ${flag}`);
+    }
+    for (const flag of ["--version", "-V"]) {
       assertMisuse(await runCli(sb, [...words(c), flag]), `${c.name} ${flag}`);
     }
   }

@@ -130,7 +130,7 @@ Deno.test("a backfill numbers sessions by first turn; --json lists by number; th
   const two = (await w.json(["sessions", "--limit", "2"], { cwd: alpha })).data as {
     sessions: S[];
   };
-  assert.deepEqual(two.sessions.map((s) => s.session_no), [1, 2], "the first n in that order");
+  assert.deepEqual(two.sessions.map((s) => s.session_no), [2, 3], "the newest n, in that order");
 
   const human = await w.run(["sessions"], { cwd: alpha });
   assert.equal(human.code, 0, human.err);

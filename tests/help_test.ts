@@ -5,11 +5,7 @@
 import assert from "node:assert/strict";
 import { runCli, sandbox } from "./helpers.ts";
 import { REGISTRY } from "../commands/mod.ts";
-
-/** The option words a help line names: "-y, --yes" -> ["y", "yes"], "--path <p>" -> ["path"]. */
-function flagsOf(line: string): string[] {
-  return [...line.matchAll(/(?:^|[ ,])--?([a-z][a-z-]*)/g)].map((m) => m[1]);
-}
+import { flagsOf } from "../commands/help.ts";
 
 Deno.test("each command's help has a line for every option it parses, and nothing else", async () => {
   for (const e of REGISTRY) {
@@ -78,30 +74,59 @@ Deno.test("misusing a command prints one error line, then that command's usage, 
   }
 });
 
-Deno.test("<command> --help and -h are still misuse, exit 2, but print that command's whole help", async () => {
+Deno.test("--help and -h on every command and verb: its help on stdout, exit 0, nothing on stderr", async () => {
   await using sb = await sandbox();
-  for (
-    const args of [
-      ["search", "--help"],
-      ["status", "-h"],
-      ["sessions", "show", "--help"],
-      ["hook", "--help"],
-    ]
-  ) {
-    const cmd = await REGISTRY.find((e) => e.name === args[0])!.load();
-    const r = await runCli(sb, args);
-    assert.equal(r.code, 2, args.join(" "));
-    assert.equal(r.out, "");
-    const [first, blank, ...rest] = r.err.split("\n");
-    assert.match(first, /^terminus: /);
-    assert.equal(blank, "");
-    assert.ok(rest.join("\n").startsWith(`usage: ${cmd.usage}\n`), r.err);
-    assert.match(r.err, /^examples:$/m, "the whole help, not one usage line");
-    for (const ex of cmd.help.examples) assert.ok(r.err.includes(`  ${ex}\n`), ex);
+  for (const e of REGISTRY) {
+    const cmd = await e.load();
+    const forms: [string[], string][] = [
+      [[e.name, "--help"], e.summary],
+      [[e.name, "-h"], e.summary],
+      ...(cmd.subcommands?.names ?? []).flatMap((v): [string[], string][] => [
+        [[e.name, v, "--help"], `${e.name} ${v}: ${cmd.subcommands!.summaries[v]}`],
+        [[e.name, v, "-h"], `${e.name} ${v}: ${cmd.subcommands!.summaries[v]}`],
+      ]),
+    ];
+    for (const [args, summary] of forms) {
+      const r = await runCli(sb, args);
+      assert.equal(r.code, 0, `${args.join(" ")}: ${r.err}`);
+      assert.equal(r.err, "", args.join(" "));
+      assert.match(r.out, /^usage: terminus /, args.join(" "));
+      assert.ok(r.out.includes(`\n${summary}\n`), `${args.join(" ")}: ${r.out}`);
+    }
   }
+  // after other words and options too, as gh and rg take it
+  const late = await runCli(sb, ["search", "retry", "--limit", "3", "-h"]);
+  assert.equal(late.code, 0);
+  assert.match(late.out, /^usage: terminus search /);
+  // a verb's help has only that verb's usage line and options
+  const show = await runCli(sb, ["sessions", "show", "--help"]);
+  assert.match(show.out, /^usage: terminus sessions show <session>/);
+  assert.doesNotMatch(show.out, /--transcript|sessions delete/);
+  assert.equal((await runCli(sb, ["help", "sessions", "show"])).out, show.out);
+  assert.equal(
+    (await runCli(sb, ["--help", "sessions"])).out,
+    (await runCli(sb, ["sessions", "-h"])).out,
+  );
   // after --, --help is a word like any other
   const words = await runCli(sb, ["search", "--", "--help"]);
-  assert.doesNotMatch(words.err, /^examples:$/m);
+  assert.doesNotMatch(words.out + words.err, /^usage:/m);
+});
+
+Deno.test("misuse messages are lowercase, as every other message is", async () => {
+  await using sb = await sandbox();
+  for (
+    const [args, message] of [
+      [["sessions", "-q"], "terminus: sessions: unknown option '-q'"],
+      [["status", "--bogus"], "terminus: status: unknown option '--bogus'"],
+      [["status", "extra"], "terminus: status: unexpected argument 'extra'"],
+      [["search", "x", "--limit"], "terminus: search: option '--limit <value>' argument missing"],
+      [["status", "--json=1"], "terminus: status: option '--json' does not take an argument"],
+    ] as const
+  ) {
+    const r = await runCli(sb, [...args]);
+    assert.equal(r.code, 2, args.join(" "));
+    assert.ok(r.err.startsWith(message), r.err);
+  }
 });
 
 Deno.test("a slip of a command or subcommand name says which was meant and gives one usage line", async () => {

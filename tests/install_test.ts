@@ -463,7 +463,7 @@ Deno.test({
     assert.equal(r.code, 0, r.out + r.err);
     assert.match(
       r.out,
-      /backfill: 1 transcript\(s\), \d+ byte\(s\) not yet archived; archiving them in the background/,
+      /backfill: 1 of 1 transcript\(s\) not yet archived \(\d+ byte\(s\)\); archiving them in the background, at normal priority/,
     );
     // the detached pass archives it without anyone waiting for it
     assert.equal(await archivedSessions(sb), 1);

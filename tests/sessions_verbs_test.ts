@@ -147,8 +147,11 @@ Deno.test("sessions: numbered oldest first, --json in number order, titled in pr
     `cd ${f.alpha} && claude --resume ${SID}`,
   );
   assert.equal(by.get(`${SID}/subagents/agent-a1.jsonl`)!.resume, null, "a sidecar has no resume");
-  // --json --limit takes the first in number order; the human list's limit the newest
-  assert.deepEqual((await list(f, "--limit", "1")).map((v) => v.session_key), [`${SID}.jsonl`]);
+  // --limit keeps the newest, under --json as in the human list
+  assert.deepEqual(
+    (await list(f, "--limit", "1")).map((v) => v.session_key),
+    [`${SID_PLAIN}.jsonl`],
+  );
   const newest = await f.w.run(["sessions", "--limit", "1"], f.at);
   assert.match(newest.out, new RegExp(`^#4 .*${SID_PLAIN}\\.jsonl`));
   assert.equal(newest.out.trim().split("\n").length, 1);

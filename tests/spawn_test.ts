@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BASH, SETSID, spawnDetached } from "../core/spawn.ts";
 import { BACKFILL_NICENESS, PASS_NICENESS } from "../core/constants.ts";
-import { startBackfill } from "../core/ingest/backfill.ts";
+import { startBackfill, startFirstBackfill } from "../core/ingest/backfill.ts";
 
 /** pid, ppid, process group, session and niceness from a /proc/<pid>/stat line. */
 function statFields(line: string) {
@@ -191,6 +191,25 @@ linuxTest(
       assert.equal(its.nice, BACKFILL_NICENESS);
       const group = await autogroupOf(Number(pid));
       if (group !== "none") assert.match(group, new RegExp(` nice ${BACKFILL_NICENESS}$`), group);
+    } finally {
+      await Deno.writeTextFile(`${out}.done`, "");
+    }
+  },
+);
+
+linuxTest(
+  "install's first backfill starts at normal priority, and says --first so the worker keeps it",
+  async (_dir, out) => {
+    const script = `printf '%s\\n%s %s %s\\n' "$$" "$2" "$3" "$4" > "$1.tmp" && mv "$1.tmp" "$1"
+      n=0; while [ ! -e "$1.done" ] && [ $n -lt 1000 ]; do n=$((n+1)); sleep 0.02; done`;
+    try {
+      startFirstBackfill(["sh", "-c", script, "sh", out]);
+      const [pid, words] = (await waitFor(out)).split("\n");
+      assert.equal(words, "backfill --work --first");
+      const its = statFields(await statOf(Number(pid)));
+      const mine = statFields(await statOf("$$"));
+      assert.notEqual(its.session, mine.session, "it left the caller's session");
+      assert.equal(its.nice, mine.nice, "the caller's own priority, not the lowest");
     } finally {
       await Deno.writeTextFile(`${out}.done`, "");
     }

@@ -22,6 +22,8 @@ export interface BackfillSize {
   transcripts: number;
   /** Bytes past each transcript's watermark (the whole file for a session the store lacks). */
   bytes: number;
+  /** The transcripts with bytes past their watermark: what the pass will archive. */
+  pendingFiles: number;
   /** Folders that could not be listed and files that could not be sized, one line each. */
   problems: string[];
   /** The estimate, in seconds, at `rate`. */
@@ -68,6 +70,7 @@ export function sizeAgainst(
   const problems = found.problems.map((p) => `${p}; nothing under it is counted or archived`);
   let transcripts = 0;
   let bytes = 0;
+  let pendingFiles = 0;
   for (const f of found.files) {
     const key = keyFor(f.path).sessionKey;
     const state = states.get(key);
@@ -86,11 +89,14 @@ export function sizeAgainst(
     transcripts++;
     // the pass never re-reads an evicted or diverged session, so nothing of it is left to do
     if (state?.evicted || state?.diverged) continue;
-    bytes += Math.max(0, size - (state?.offset ?? 0));
+    const left = Math.max(0, size - (state?.offset ?? 0));
+    bytes += left;
+    if (left > 0) pendingFiles++;
   }
   return {
     transcripts,
     bytes,
+    pendingFiles,
     problems,
     seconds: estimateSeconds(bytes),
     rate: BACKFILL_RATE_MB_S * 1_000_000,
@@ -148,4 +154,13 @@ function humanDuration(seconds: number): string {
  */
 export function startBackfill(self: string[]): void {
   spawnDetached(backfillWorkArgv(self), { niceness: BACKFILL_NICENESS });
+}
+
+/**
+ * Install's first backfill: the same worker, started at normal priority with `--first`, so it
+ * keeps it. A whole history read at the lowest priority starved behind the person's own work
+ * (8 minutes for 331 files beside a test run), while the hooks' passes waited on its lock.
+ */
+export function startFirstBackfill(argv: string[], env?: Record<string, string>): void {
+  spawnDetached(backfillWorkArgv(argv, true), env ? { env } : {});
 }

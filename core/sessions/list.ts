@@ -7,7 +7,7 @@ import type { SessionRow } from "../store/session_listing.ts";
 import { day, durationText } from "../time.ts";
 import { chooseTitle, foldCut, type TitleSource } from "../transcript/titles.ts";
 import { LIST_TITLE_MIN, TITLE_PROMPT_CHARS } from "../constants.ts";
-import { table } from "../table.ts";
+import { type Cell, type Column, table } from "../table.ts";
 
 /** The stored row, less the raw title facts, plus what a person reads off it. */
 export interface SessionView extends
@@ -97,10 +97,43 @@ export function viewOf(
   };
 }
 
+/** A project's last folder, for a narrow terminal: `D:\\work\\app` and `/home/me/app` give `app`. */
+export function lastFolder(path: string): string {
+  const parts = path.split(/[\\/]+/).filter((p) => p !== "");
+  return parts[parts.length - 1] ?? path;
+}
+
+/**
+ * One session's header line over its hits (`search`, `sessions search`): `#N  title  file
+ * project  marks`, fitted to the terminal's width as the listing is: the file name goes first,
+ * then the project shrinks to its last folder and goes, and only then is the title cut.
+ */
+export function sessionHeader(
+  h: { session_no: number; title: string | null; session_key: string; project: string | null },
+  marks: string,
+  max: number | null,
+): string {
+  const project = h.project ?? "-";
+  const row: Cell[] = [`#${h.session_no}`];
+  const cols: Column[] = [{}];
+  if (h.title) {
+    row.push(h.title);
+    cols.push({ steps: [{ at: 4, cut: 4 }] });
+  }
+  row.push(basename(h.session_key), [project, lastFolder(project)], marks);
+  cols.push({ steps: [{ at: 1, drop: true }] }, {
+    steps: [{ at: 2, short: true }, { at: 3, drop: true }],
+  }, {});
+  return table([row], cols, max)[0];
+}
+
 /**
  * The listing, one aligned line per session: number, day, title, file, turns, project, branch,
- * tags and marks, duration. Given the terminal's width, the title is cut first, then the
- * project, the file name and the branch; the number and the day never are.
+ * tags and marks, duration. Given the terminal's width, the columns a person needs least give
+ * way first: the file name goes, the project shrinks to its last folder, the branch is cut,
+ * the project and the duration go; only then is the title cut, then the branch and the turn
+ * count go, the marks are cut, and the title is cut to what is left. The number and the day
+ * never are.
  */
 export function listingLines(views: SessionView[], max: number | null): string[] {
   const rows = views.map((v) => {
@@ -110,13 +143,14 @@ export function listingLines(views: SessionView[], max: number | null): string[]
       ...(v.evicted ? ["(evicted)"] : []),
       ...(v.transcript_present === false ? ["(deleted)"] : []),
     ].join(" ");
+    const project = v.project ?? "-";
     return [
       `#${v.session_no}`,
       day(v.first_turn_at),
       v.title === null ? "(untitled)" : foldCut(v.title, TITLE_PROMPT_CHARS),
       basename(v.session_key),
       `${v.turns} turn(s)`,
-      v.project ?? "-",
+      [project, lastFolder(project)] as const,
       v.branch ?? "-",
       marks,
       durationText(v.duration_seconds),
@@ -125,12 +159,12 @@ export function listingLines(views: SessionView[], max: number | null): string[]
   return table(rows, [
     {},
     {},
-    { cut: 1, min: LIST_TITLE_MIN },
-    { cut: 3, min: 8 },
-    {},
-    { cut: 2, min: 12 },
-    { cut: 4, min: 6 },
-    {},
-    {},
+    { steps: [{ at: 6, cut: LIST_TITLE_MIN }, { at: 10, cut: 4 }] },
+    { steps: [{ at: 1, drop: true }] },
+    { steps: [{ at: 8, drop: true }] },
+    { steps: [{ at: 2, short: true }, { at: 4, drop: true }] },
+    { steps: [{ at: 3, cut: 12 }, { at: 7, drop: true }] },
+    { steps: [{ at: 9, cut: 8 }] },
+    { steps: [{ at: 5, drop: true }] },
   ], max).map((l) => l + "\n");
 }

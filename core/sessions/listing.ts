@@ -5,11 +5,13 @@
 import type { Context } from "../context.ts";
 import { readInScope } from "../open.ts";
 import { egress } from "../egress.ts";
-import { listSessions, type SessionFilters } from "../store/session_listing.ts";
+import { countSessions, listSessions, type SessionFilters } from "../store/session_listing.ts";
 import { type SessionView, viewOf } from "./list.ts";
 
 export interface Listing {
   views: SessionView[];
+  /** How many sessions the filters hold before the limit (`views.length` when none was hit). */
+  total: number;
   /** Why the list is empty when it could not be asked (no store, no project here); else null. */
   reason: string | null;
   warnings: string[];
@@ -22,7 +24,16 @@ export async function listVisibleSessions(
 ): Promise<Listing> {
   const got = await readInScope(ctx, project, (db, vis, r) => {
     const filter = egress(r.cfg.privacy.redactRecall);
-    return listSessions(db, vis, f).map((row) => viewOf(row, filter));
+    const views = listSessions(db, vis, f).map((row) => viewOf(row, filter));
+    const total = f.limit != null && views.length >= f.limit
+      ? countSessions(db, vis, f)
+      : views.length;
+    return { views, total };
   });
-  return { views: got.value ?? [], reason: got.reason, warnings: got.warnings };
+  return {
+    views: got.value?.views ?? [],
+    total: got.value?.total ?? 0,
+    reason: got.reason,
+    warnings: got.warnings,
+  };
 }

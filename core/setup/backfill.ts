@@ -11,6 +11,8 @@ export interface Sizing {
   transcripts: number;
   /** Bytes on disk past each file's watermark. */
   pending: number;
+  /** The transcripts with bytes past their watermark. */
+  pendingFiles: number;
   /** Folders that could not be listed. */
   problems: string[];
 }
@@ -30,5 +32,10 @@ export function sizeBackfill(cfg: Config, roots: string[], store: string): Sizin
     throw new Error(probe.message);
   }
   const s = sizeAgainst(cfg, roots, states); // the same rule `terminus backfill` prints
-  return { transcripts: s.transcripts, pending: s.bytes, problems: s.problems };
+  return {
+    transcripts: s.transcripts,
+    pending: s.bytes,
+    pendingFiles: s.pendingFiles,
+    problems: s.problems,
+  };
 }

@@ -8,7 +8,7 @@ import { dataDir as resolveDataDir, storePath, transcriptRoots } from "../paths.
 import { loadConfig } from "../config.ts";
 import { dirname, exists } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
-import { backfillWorkArgv, runtimePath } from "../context.ts";
+import { runtimePath } from "../context.ts";
 import { type Locations, locations, onPath, pathLine, type SetupHookEvent } from "./locations.ts";
 import { examineLink, type Program, runningProgram } from "./link.ts";
 import { planSource, type SourcePlan } from "./source.ts";
@@ -32,8 +32,7 @@ import {
 } from "./claude.ts";
 import { judgeCleanup, readLayered, type Verdict } from "./claude_settings.ts";
 import { sizeBackfill, type Sizing } from "./backfill.ts";
-import { spawnDetached } from "../spawn.ts";
-import { BACKFILL_NICENESS } from "../constants.ts";
+import { startFirstBackfill } from "../ingest/backfill.ts";
 
 export interface InstallInput {
   env: Env;
@@ -218,11 +217,8 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
   if (backfill.sizing && backfill.sizing.pending > 0) {
     const argv = placed.argv ? runnable(placed.argv) : inp.self;
     try {
-      // the backfill's detached worker
-      spawnDetached(backfillWorkArgv(argv), {
-        env: placed.env,
-        niceness: BACKFILL_NICENESS,
-      });
+      // the backfill's detached worker, at normal priority (the hooks' passes stay lowest)
+      startFirstBackfill(argv, placed.env);
       backfill.started = true;
     } catch (e) {
       backfill.problem = `the backfill could not be started (${(e as Error).message})`;

@@ -56,7 +56,8 @@ export interface SessionFilters {
   parentKey?: string;
   /**
    * "newest" (the default): by first turn, newest first, as a person reads a list;
-   * "number": by session_no, the order the JSON contract names. `limit` keeps the first n.
+   * "number": by session_no, the order the JSON contract names. `limit` keeps the newest n
+   * in either.
    */
   order?: "newest" | "number";
   /** False skips the active-time query (the browser's list, redrawn on every key, shows none). */
@@ -102,8 +103,12 @@ export function activeSeconds(
   return out;
 }
 
-/** Visible sessions in `f.order`; `limit` keeps the first n of that order. */
-export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): SessionRow[] {
+/** The WHERE clause of a listing's filters, with its parameters; null: nothing can match. */
+function listingWhere(
+  db: Db,
+  vis: Visibility,
+  f: SessionFilters,
+): { where: string[]; params: (string | number)[] } | null {
   const w = visibleWhere(vis);
   const where = [w.sql];
   const params: (string | number)[] = [...w.params];
@@ -115,9 +120,8 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
     where.push("m.first_turn_at IS NOT NULL AND m.first_turn_at <= ?");
     params.push(f.until);
   }
-  const h = handleColumns(db);
   if (f.tags && f.tags.length) {
-    if (h.join === "") return []; // a store with no tags table has no tagged session
+    if (handleColumns(db).join === "") return null; // a store with no tags table has no tagged session
     const t = tagsWhere(f.tags);
     where.push(t.sql);
     params.push(...t.params);
@@ -130,6 +134,29 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
     where.push("m.parent_session_key = ?");
     params.push(f.parentKey);
   }
+  return { where, params };
+}
+
+/** How many sessions a listing with these filters holds, before any limit. */
+export function countSessions(db: Db, vis: Visibility, f: SessionFilters = {}): number {
+  const lw = listingWhere(db, vis, f);
+  if (!lw) return 0;
+  return (db.prepare(
+    `SELECT count(*) AS n FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
+     WHERE ${lw.where.join(" AND ")}`,
+  ).get(...lw.params) as { n: number }).n;
+}
+
+/**
+ * Visible sessions in `f.order`. `limit` keeps the newest n (by first turn, as a person's list
+ * shows them), whichever order they are then listed in: `--limit 1` is the latest session,
+ * in the human list and in the JSON document alike.
+ */
+export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): SessionRow[] {
+  const lw = listingWhere(db, vis, f);
+  if (!lw) return [];
+  const { where, params } = lw;
+  const h = handleColumns(db);
   let sql =
     `SELECT s.session_key, s.session_no, m.session_id, m.cwd, m.project, m.project_pre_worktree,
       m.branch, m.first_turn_at, m.last_turn_at,
@@ -139,15 +166,12 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
     FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
       LEFT JOIN watermarks w ON w.session_no = s.session_no ${h.join}
     WHERE ${where.join(" AND ")}
-    ORDER BY ${
-      f.order === "number"
-        ? "s.session_no"
-        : "m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC"
-    }`;
+    ORDER BY m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC`;
   if (f.limit != null) {
     sql += " LIMIT ?";
     params.push(f.limit);
   }
+  if (f.order === "number") sql = `SELECT * FROM (${sql}) ORDER BY session_no`;
   const n = (v: unknown) => (v as string | null) ?? null;
   const rows = db.prepare(sql).all(...params) as Record<string, unknown>[];
   const active = f.durations === false ? new Map<number, number>() : activeSeconds(

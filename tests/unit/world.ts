@@ -6,6 +6,7 @@
  * nothing here starts a process (the task runs these files without --allow-run).
  */
 import type { Context } from "../../core/context.ts";
+import type { Streams } from "../../core/streams.ts";
 import { UsageError } from "../../core/errors.ts";
 import { render } from "../../core/output.ts";
 import { resolveAll } from "../../core/resolve.ts";
@@ -54,13 +55,24 @@ export interface Ran {
  * `terminus <args>` answered in this process: parse, run and render as mod.ts does, misuse
  * exit 2 with its message. Commands that start processes or read stdin are not for here.
  */
-export async function cli(box: UnitBox, args: string[], cwd?: string): Promise<Ran> {
+export async function cli(
+  box: UnitBox,
+  args: string[],
+  cwd?: string,
+  terminal?: { columns: number },
+): Promise<Ran> {
   const entry = find(args[0]);
   if (!entry) throw new Error(`no command ${args[0]}`);
   const cmd = await entry.load();
   try {
     const parsed = await parse(cmd, args.slice(1));
-    const r = render(await runCommand(cmd, box.ctx(cwd), parsed), parsed.json);
+    const ctx = box.ctx(cwd);
+    if (terminal) ctx.streams = terminalStreams(terminal.columns);
+    const r = render(
+      await runCommand(cmd, ctx, parsed),
+      parsed.json,
+      terminal ? terminal.columns : null,
+    );
     return {
       code: r.exitCode,
       out: r.stdout.map((c) => (typeof c === "string" ? c : decoder.decode(c))).join(""),
@@ -70,6 +82,21 @@ export async function cli(box: UnitBox, args: string[], cwd?: string): Promise<R
     if (e instanceof UsageError) return { code: 2, out: "", err: e.message + "\n" };
     throw e;
   }
+}
+
+/** Streams whose stdout and stderr are a terminal `columns` wide (nothing is read). */
+export function terminalStreams(columns: number): Streams {
+  return {
+    isTerminal: (s) => s !== "stdin",
+    size: () => ({ columns, rows: 24 }),
+    read: () => Promise.resolve(null),
+    stdio: () => {
+      throw new Error("no stdio in the fast layer");
+    },
+    screen: () => {
+      throw new Error("no screen in the fast layer");
+    },
+  };
 }
 
 /** The data of `terminus <args> --json`, failing with the output when it did not exit 0. */
