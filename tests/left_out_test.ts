@@ -404,3 +404,20 @@ Deno.test("a data directory this user cannot read: status and search say so and 
     await Deno.chmod(sb.data, 0o700);
   }
 });
+
+Deno.test("doctor with 10,000 roots cuts the list with a count", async () => {
+  await using sb = await sandbox();
+  const roots = Array.from({ length: 10_000 }, (_, i) => `/nonexistent/terminus-roots/r${i}`);
+  await Deno.writeTextFile(join(sb.config, "terminus.toml"), `roots = ${JSON.stringify(roots)}\n`);
+  const r = await guarded(sb, ["doctor", "--json"]);
+  const doc = parseEnvelope(r.out).data as Record<string, { state: string; finding: string }>;
+  assert.equal(doc.config_roots.state, "problem");
+  assert.match(doc.config_roots.finding, /r4 does not exist.*; and 9995 more$/);
+  assert.ok(
+    doc.config_roots.finding.length < 2000,
+    `${doc.config_roots.finding.length} characters`,
+  );
+  const human = await guarded(sb, ["doctor"]);
+  const longest = Math.max(...(human.out + human.err).split("\n").map((l) => l.length));
+  assert.ok(longest < 2000, `a line of ${longest} characters`);
+});
