@@ -421,3 +421,13 @@ Deno.test("doctor with 10,000 roots cuts the list with a count", async () => {
   const longest = Math.max(...(human.out + human.err).split("\n").map((l) => l.length));
   assert.ok(longest < 2000, `a line of ${longest} characters`);
 });
+
+Deno.test("data move /proc/x says in our words that the path cannot be written", async () => {
+  await using sb = await sandbox();
+  await writeTranscript(sb.claude, CWD, `${SESSION}.jsonl`, JSON.stringify(rec("u1", "x")) + "\n");
+  await cliOk(sb, ["ingest"]);
+  const r = await runCli(sb, ["data", "move", "/proc/x", "--yes"]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /\/proc\/x cannot be written: it is a system path/);
+  assert.doesNotMatch(r.err, /allow-all/);
+});
