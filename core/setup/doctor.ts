@@ -11,9 +11,9 @@ import { NotPlainFile, readPlainCapped, TooLarge } from "../plain_file.ts";
 import { stalledArchiving } from "../ingest/stall.ts";
 import {
   CONFIG_BYTES_MAX,
-  DOCTOR_LIST_MAX,
   DEADLINE_MISS_NOTE_SHARE,
   DEADLINE_MISS_WINDOW,
+  DOCTOR_LIST_MAX,
   HOOK_DEADLINE_MS,
   VERSION,
 } from "../constants.ts";
