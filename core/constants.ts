@@ -304,6 +304,9 @@ export const SHOW_DIFF_LINES = 40;
  * line of at most CONFIG_ERROR_CHARS characters (faults.md).
  */
 export const CONFIG_BYTES_MAX = 1024 * 1024;
+
+/** A doctor finding names at most this many items of a list (roots, missing roots), then a count. */
+export const DOCTOR_LIST_MAX = 5;
 export const CONFIG_ERROR_CHARS = 240;
 
 /**

@@ -6,10 +6,20 @@
  * decided by fstat on the descriptor just opened, never by the name or a stat taken earlier.
  *
  * The runtime's own open has no O_NONBLOCK, so this goes through `node:fs`. Loading it costs a
- * process tens of ms, which is why the hooks' read of terminus.toml does not use it (see
- * docs/design/faults.md); everything else that reads such a file does.
+ * process tens of ms, so it is loaded on first use, and the hooks' read of terminus.toml does
+ * not use it (see docs/design/faults.md); everything else that reads such a file does.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import type * as NodeFs from "node:fs";
+
+let loaded: typeof NodeFs | undefined;
+/**
+ * `node:fs`, loaded the first time a file is opened here, never at import: a command that only
+ * imports a module that may read a transcript (`sessions` listing, say) does not pay for it.
+ */
+function fs(): typeof NodeFs {
+  // deno-lint-ignore no-explicit-any
+  return loaded ??= (globalThis as any).process.getBuiltinModule("node:fs") as typeof NodeFs;
+}
 
 /** The file is there but is not a regular file: it was opened, looked at and closed unread. */
 export class NotPlainFile extends Error {
@@ -28,7 +38,7 @@ export interface PlainFile extends Disposable {
   close(): void;
 }
 
-function kindOf(st: ReturnType<typeof fstatSync>): string {
+function kindOf(st: NodeFs.Stats): string {
   if (st.isDirectory()) return "a folder";
   if (st.isFIFO()) return "a FIFO";
   if (st.isCharacterDevice()) return "a character device";
@@ -54,6 +64,7 @@ function denoError(e: unknown): Error {
  * for a missing or unreadable one.
  */
 export function openPlain(path: string): PlainFile {
+  const { closeSync, constants, fstatSync, openSync, readSync } = fs();
   let fd: number;
   try {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);

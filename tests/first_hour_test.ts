@@ -87,11 +87,14 @@ async function inPane(
     script,
     [
       "#!/bin/sh",
-      ...Object.entries({ ...env, TERM: "xterm-256color", PAGER: "cat" }).map(([k, v]) =>
-        `export ${k}=${shq(v)}`
-      ),
       `cd ${shq(cwd)}`,
-      `${shq(Deno.execPath())} ${cliArgs(args).map(shq).join(" ")}`,
+      // exactly `env`, nothing of the caller's (tmux hands its panes the caller's environment):
+      // a NO_COLOR exported by whoever runs the tests must not reach the program
+      `env -i ${
+        Object.entries({ ...env, TERM: "xterm-256color", PAGER: "cat" }).map(([k, v]) =>
+          `${k}=${shq(v)}`
+        ).join(" ")
+      } ${shq(Deno.execPath())} ${cliArgs(args).map(shq).join(" ")}`,
       `touch ${shq(done)}`,
       "sleep 30",
     ].join("\n") + "\n",

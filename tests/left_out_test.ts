@@ -404,3 +404,96 @@ Deno.test("a data directory this user cannot read: status and search say so and 
     await Deno.chmod(sb.data, 0o700);
   }
 });
+
+Deno.test("doctor with 10,000 roots cuts the list with a count", async () => {
+  await using sb = await sandbox();
+  const roots = Array.from({ length: 10_000 }, (_, i) => `/nonexistent/terminus-roots/r${i}`);
+  await Deno.writeTextFile(join(sb.config, "terminus.toml"), `roots = ${JSON.stringify(roots)}\n`);
+  const r = await guarded(sb, ["doctor", "--json"]);
+  const doc = parseEnvelope(r.out).data as Record<string, { state: string; finding: string }>;
+  assert.equal(doc.config_roots.state, "problem");
+  assert.match(doc.config_roots.finding, /r4 does not exist.*; and 9995 more$/);
+  assert.ok(
+    doc.config_roots.finding.length < 2000,
+    `${doc.config_roots.finding.length} characters`,
+  );
+  const human = await guarded(sb, ["doctor"]);
+  const longest = Math.max(...(human.out + human.err).split("\n").map((l) => l.length));
+  assert.ok(longest < 2000, `a line of ${longest} characters`);
+});
+
+Deno.test("data move /proc/x says in our words that the path cannot be written", async () => {
+  await using sb = await sandbox();
+  await writeTranscript(sb.claude, CWD, `${SESSION}.jsonl`, JSON.stringify(rec("u1", "x")) + "\n");
+  await cliOk(sb, ["ingest"]);
+  const r = await runCli(sb, ["data", "move", "/proc/x", "--yes"]);
+  assert.equal(r.code, 1, r.err);
+  assert.match(r.err, /\/proc\/x cannot be written: it is a system path/);
+  assert.doesNotMatch(r.err, /allow-all/);
+});
+
+/** A real 16 MiB tmpfs at `dir`; false (the test says it was skipped) where none can be made. */
+async function tmpfs(dir: string): Promise<boolean> {
+  await Deno.mkdir(dir, { recursive: true });
+  try {
+    const o = await new Deno.Command("mount", {
+      args: ["-t", "tmpfs", "-o", "size=16m", "tmpfs", dir],
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (o.success) return true;
+    console.error(
+      `left_out_test: no tmpfs (${new TextDecoder().decode(o.stderr).trim()}); skipped`,
+    );
+  } catch (e) {
+    console.error(`left_out_test: no mount (${(e as Error).message}); skipped`);
+  }
+  return false;
+}
+
+Deno.test("passes that fail one after another on a full disk each keep their cause: none reads as killed", async () => {
+  await using sb = await sandbox();
+  const disk = join(sb.dir, "disk");
+  if (!(await tmpfs(disk))) return;
+  try {
+    const opts = { env: { TERMINUS_DATA_DIR: join(disk, "data") } };
+    await writeTranscript(
+      sb.claude,
+      CWD,
+      `${SESSION}.jsonl`,
+      JSON.stringify(rec("u1", "x")) + "\n",
+    );
+    await cliOk(sb, ["ingest"], opts);
+    const filler = join(disk, "filler");
+    {
+      using f = await Deno.open(filler, { write: true, create: true });
+      const chunk = new Uint8Array(64 * 1024);
+      try {
+        while (true) await f.write(chunk);
+      } catch (e) {
+        if (!/No space left/.test((e as Error).message)) throw e;
+      }
+    }
+    // a hook starts a pass at every prompt: on a full disk each of them fails in turn
+    for (let i = 0; i < 3; i++) {
+      await Deno.writeTextFile(
+        join(sb.claude, "projects", CWD.replace(/[^A-Za-z0-9]/g, "-"), `${SESSION}.jsonl`),
+        JSON.stringify(rec(`u${i + 2}`, `more ${i}`)) + "\n",
+        { append: true },
+      );
+      const failed = await runCli(sb, ["ingest"], opts);
+      assert.equal(failed.code, 1, failed.out + failed.err);
+      await new Promise((r) => setTimeout(r, 5)); // each pass its own start time
+    }
+    await Deno.remove(filler);
+    const after = await runCli(sb, ["ingest"], opts);
+    assert.equal(after.code, 0, after.err);
+    const named = [...after.err.matchAll(/the pass started at (\S+) stopped/g)].map((m) => m[1]);
+    assert.equal(new Set(named).size, 3, `every failed pass named for its cause: ${after.err}`);
+    assert.doesNotMatch(after.err, /died or was killed/);
+    const again = await runCli(sb, ["ingest"], opts);
+    assert.doesNotMatch(again.err, /stopped/, "each cause is reported once");
+  } finally {
+    await new Deno.Command("umount", { args: [disk] }).output();
+  }
+});

@@ -33,38 +33,67 @@ export function reserveFailureRecord(dataDir: string): void {
   } catch { /* a full disk: the pass still runs */ }
 }
 
-/** Writes why the pass that started at `startedAt` stopped, into the allocated bytes only. */
+export interface StopCause {
+  startedAt: string;
+  error: string;
+}
+
+/**
+ * Adds why the pass that started at `startedAt` stopped, into the allocated bytes only. The
+ * causes already there are kept (the oldest dropped when they no longer fit): on a full disk
+ * every hook starts a pass that fails too, and one overwriting the other lost the cause of a
+ * pass whose run row stayed in flight, which then read as killed.
+ */
 export function writeFailureRecord(dataDir: string, startedAt: string, error: string): void {
-  const bytes = blank();
-  let text = JSON.stringify({ startedAt, error });
-  const enc = new TextEncoder();
-  while (enc.encode(text).length > FAILURE_RECORD_BYTES) {
-    error = error.slice(0, Math.floor(error.length * 0.8));
-    text = JSON.stringify({ startedAt, error: error + "…" });
-  }
-  bytes.set(enc.encode(text));
+  const path = join(dataDir, FAILURE_FILE);
   try {
-    const path = join(dataDir, FAILURE_FILE);
     if (Deno.statSync(path).size !== FAILURE_RECORD_BYTES) return; // never grow it now
-    overwrite(path, bytes, false);
+    const all = [...readFailureRecords(dataDir), { startedAt, error }];
+    overwrite(path, encodeRecords(all), false);
   } catch { /* nothing more can be done on a failing disk */ }
 }
 
-/** The recorded failure, cleared as it is read; null when there is none. */
-export function takeFailureRecord(dataDir: string): { startedAt: string; error: string } | null {
-  const path = join(dataDir, FAILURE_FILE);
-  let rec: { startedAt?: unknown; error?: unknown };
-  try {
-    const text = Deno.readTextFileSync(path).trim();
-    if (text === "") return null;
-    rec = JSON.parse(text);
-  } catch {
-    return null;
+/** The causes as they fit the record: the newest kept whole where it can be, older ones dropped. */
+function encodeRecords(all: StopCause[]): Uint8Array {
+  const enc = new TextEncoder();
+  const bytes = blank();
+  let list = all.slice();
+  let text = JSON.stringify(list);
+  while (enc.encode(text).length > FAILURE_RECORD_BYTES) {
+    if (list.length > 1) list = list.slice(1);
+    else {
+      const e = list[0].error;
+      list = [{ ...list[0], error: e.slice(0, Math.floor(e.length * 0.8)) + "…" }];
+    }
+    text = JSON.stringify(list);
   }
+  bytes.set(enc.encode(text));
+  return bytes;
+}
+
+/** The recorded causes, oldest first (a record of one earlier build's shape is read too). */
+export function readFailureRecords(dataDir: string): StopCause[] {
+  let v: unknown;
   try {
-    overwrite(path, blank(), false);
+    const text = Deno.readTextFileSync(join(dataDir, FAILURE_FILE)).trim();
+    if (text === "") return [];
+    v = JSON.parse(text);
+  } catch {
+    return [];
+  }
+  const ok = (r: unknown): r is StopCause =>
+    !!r && typeof (r as StopCause).startedAt === "string" &&
+    typeof (r as StopCause).error === "string";
+  return (Array.isArray(v) ? v : [v]).filter(ok);
+}
+
+/** Drops these causes from the record, once what they say is kept in the store. */
+export function dropFailureRecords(dataDir: string, gone: StopCause[]): void {
+  if (gone.length === 0) return;
+  const left = readFailureRecords(dataDir).filter((r) =>
+    !gone.some((g) => g.startedAt === r.startedAt && g.error === r.error)
+  );
+  try {
+    overwrite(join(dataDir, FAILURE_FILE), left.length ? encodeRecords(left) : blank(), false);
   } catch { /* read again next time */ }
-  return typeof rec.startedAt === "string" && typeof rec.error === "string"
-    ? { startedAt: rec.startedAt, error: rec.error }
-    : null;
 }

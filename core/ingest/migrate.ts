@@ -9,6 +9,7 @@ import { bareAgentSessions, markAgentKeysMigrated, rekeySession } from "../store
 import { readWholeStream } from "../store/blocks.ts";
 import { initReader } from "../store/codec.ts";
 import { keyFor } from "../transcript/session_key.ts";
+import { NotPlainFile, readPlainCapped } from "../plain_file.ts";
 
 /** Returns notes for the run row; null once the store is migrated (nothing was looked at). */
 export async function migrateAgentKeys(db: Db): Promise<string[] | null> {
@@ -42,8 +43,9 @@ export async function migrateAgentKeys(db: Db): Promise<string[] | null> {
 function isPrefixOf(stream: Uint8Array, path: string): boolean {
   let file: Uint8Array;
   try {
-    file = Deno.readFileSync(path);
-  } catch {
+    file = readPlainCapped(path, Number.MAX_SAFE_INTEGER); // never blocks on a FIFO
+  } catch (e) {
+    if (e instanceof NotPlainFile) return false;
     return true; // the file is gone: the stream was archived from it
   }
   if (file.length < stream.length) return false;

@@ -15,7 +15,13 @@ import { keyFor } from "../transcript/session_key.ts";
 import { storePath } from "../paths.ts";
 import { LOCK_HELD, withLockedStore } from "../store/lock.ts";
 import { clearLeftovers } from "./leftovers.ts";
-import { reserveFailureRecord, takeFailureRecord, writeFailureRecord } from "./failure.ts";
+import {
+  dropFailureRecords,
+  readFailureRecords,
+  reserveFailureRecord,
+  type StopCause,
+  writeFailureRecord,
+} from "./failure.ts";
 import { missingTranscript } from "./missing.ts";
 import { ensureTails } from "../store/tails.ts";
 import { ensureFacts } from "../store/observations_sql.ts";
@@ -95,20 +101,26 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   reserveFailureRecord(input.dataDir);
   const begun = beginRun(db, now.toISOString());
   const pass = new Archiver(db, input);
-  const stopped = takeFailureRecord(input.dataDir);
-  for (const at of begun.died) {
-    if (stopped?.startedAt === at) {
-      const cause = `this pass stopped: ${stopped.error}`;
-      recordStopCause(db, at, cause);
-      pass.errors.push(`the pass started at ${at} stopped: ${stopped.error}`);
+  // every cause recorded since the last pass that finished, each over its row's "died" mark
+  // where it has one; a cause leaves the record only once the store keeps it
+  const stopped = readFailureRecords(input.dataDir);
+  const inRows: StopCause[] = [];
+  const unrecorded: StopCause[] = [];
+  for (const s of stopped) {
+    if (recordStopCause(db, s.startedAt, `this pass stopped: ${s.error}`)) {
+      inRows.push(s);
+      pass.errors.push(`the pass started at ${s.startedAt} stopped: ${s.error}`);
     } else {
-      pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
+      unrecorded.push(s);
+      pass.errors.push(
+        `the pass started at ${s.startedAt} stopped before recording its run: ${s.error}`,
+      );
     }
   }
-  if (stopped && !begun.died.includes(stopped.startedAt)) {
-    pass.errors.push(
-      `the pass started at ${stopped.startedAt} stopped before recording its run: ${stopped.error}`,
-    );
+  dropFailureRecords(input.dataDir, inRows);
+  for (const at of begun.died) {
+    if (stopped.some((s) => s.startedAt === at)) continue;
+    pass.errors.push(`the pass started at ${at} did not finish: its process died or was killed`);
   }
   const left = clearLeftovers(input.dataDir);
   pass.notes.push(...left.notes);
@@ -237,6 +249,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   run.error = pass.errors.length ? pass.errors.join("\n") : null;
   run.notes = pass.notes.length ? pass.notes.join("\n") : null;
   finishRun(db, begun.id, run);
+  dropFailureRecords(input.dataDir, unrecorded); // this run's error names them now
   if (run.filesCommitted > 0) checkpoint(db);
   // every error the run row records is shown as well, a failed step's included
   const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];

@@ -131,6 +131,14 @@ export function probeTarget(
   try {
     info = Deno.lstatSync(path);
   } catch (e) {
+    if (e instanceof Deno.errors.NotCapable) {
+      // the runtime guards /proc, /dev and /sys and advises every permission: never ours to give
+      return {
+        ok: false,
+        reason:
+          `${path} cannot be written: it is a system path (below /proc, /dev or /sys), and the data directory must be a folder of your own`,
+      };
+    }
     if (!(e instanceof Deno.errors.NotFound)) {
       return { ok: false, reason: `${path} cannot be checked: ${(e as Error).message}` };
     }

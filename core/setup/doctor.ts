@@ -13,6 +13,7 @@ import {
   CONFIG_BYTES_MAX,
   DEADLINE_MISS_NOTE_SHARE,
   DEADLINE_MISS_WINDOW,
+  DOCTOR_LIST_MAX,
   HOOK_DEADLINE_MS,
   VERSION,
 } from "../constants.ts";
@@ -246,9 +247,9 @@ function checkConfigRoots(r: Report, env: Env): void {
   const missing = roots && configured ? rootProblems(roots) : [];
   if (roots) {
     if (roots.length === 0) r.config_roots = problem("the config resolves no transcript root");
-    else if (missing.length > 0) r.config_roots = problem(missing.join("; "));
+    else if (missing.length > 0) r.config_roots = problem(cutList(missing, "; "));
     else if (roots.length > 1) {
-      r.config_roots = note(`${roots.length} transcript roots: ${roots.join(", ")}`);
+      r.config_roots = note(`${roots.length} transcript roots: ${cutList(roots, ", ")}`);
     } else {
       const root = roots[0];
       try {
@@ -271,7 +272,7 @@ function checkConfigRoots(r: Report, env: Env): void {
   }
 
   if (near.length && r.config_roots && r.config_roots.state !== "problem") {
-    r.config_roots = note(`${r.config_roots.finding}; ${near.join("; ")}`, r.config_roots.fix);
+    r.config_roots = note(`${r.config_roots.finding}; ${cutList(near, "; ")}`, r.config_roots.fix);
   }
 }
 
@@ -386,6 +387,16 @@ export async function doctor(inp: DoctorInput): Promise<Report> {
   const out = {} as Report;
   for (const k of CHECKS) out[k] = r[k] ?? unknown("not checked");
   return out;
+}
+
+/**
+ * A list for one finding: the first DOCTOR_LIST_MAX items, then how many more. 10,000 roots
+ * made one line of 788,922 characters.
+ */
+export function cutList(items: string[], sep: string): string {
+  if (items.length <= DOCTOR_LIST_MAX) return items.join(sep);
+  const more = items.length - DOCTOR_LIST_MAX;
+  return `${items.slice(0, DOCTOR_LIST_MAX).join(sep)}${sep}and ${more} more`;
 }
 
 /** The link's target as text when it is a launcher script; "" for anything else there. */

@@ -135,17 +135,14 @@ export function openRead(path: string): OpenRead | null {
   try {
     Deno.lstatSync(path);
   } catch (e) {
-    // no store there: nothing at the path, or a data "directory" that is a file (status names that)
-    if (e instanceof Deno.errors.NotFound || e instanceof Deno.errors.NotADirectory) return null;
     // a store this user may not even look at (a data directory of mode 000, another user's)
     // is there all the same: never "no store yet"
-    throw new StoreError(
-      `${path} cannot be read: ${
-        e instanceof Deno.errors.PermissionDenied
-          ? "permission denied (the data directory or the store is not readable by this user)"
-          : (e as Error).message
-      }`,
-    );
+    if (e instanceof Deno.errors.PermissionDenied) {
+      throw new StoreError(
+        `${path} cannot be read: permission denied (the data directory or the store is not readable by this user)`,
+      );
+    }
+    return null; // not there (or its folder is a file, which the caller names)
   }
   let db!: Db;
   let format: StoreFormat | null;

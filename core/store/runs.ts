@@ -49,13 +49,17 @@ export function beginRun(db: Db, startedAt: string): { id: number; died: string[
   return { id, died };
 }
 
-/** The real cause of a pass that stopped, over the "died" mark beginRun gave its row. */
-export function recordStopCause(db: Db, startedAt: string, cause: string): void {
-  db.prepare("UPDATE runs SET error = ? WHERE started_at = ? AND error = ?").run(
+/**
+ * The real cause of a pass that stopped, over the "died" mark beginRun gave its row (this
+ * pass's or an earlier one's). False when no such row was marked: it never recorded its run.
+ */
+export function recordStopCause(db: Db, startedAt: string, cause: string): boolean {
+  const r = db.prepare("UPDATE runs SET error = ? WHERE started_at = ? AND error = ?").run(
     cause,
     startedAt,
     DIED_MESSAGE,
   );
+  return Number(r.changes) > 0;
 }
 
 export function finishRun(db: Db, id: number, r: RunRow): void {
