@@ -97,8 +97,7 @@ function placeManPage(path: string, text: string): NonNullable<InstallReport["ma
     if (Deno.readTextFileSync(path) === text) return { path, wrote: false, problem: null };
   } catch { /* not there yet */ }
   try {
-    Deno.mkdirSync(dirname(path), { recursive: true });
-    writeAtomic(path, text);
+    writeAtomic(path, text); // its folders 0755 whatever the umask, as every folder install makes
     return { path, wrote: true, problem: null };
   } catch (e) {
     return { path, wrote: false, problem: (e as Error).message };
