@@ -7,6 +7,11 @@ import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { dirname, join } from "../core/posix.ts";
 import { transcriptRoots } from "../core/paths.ts";
 import { historyImported } from "../core/history/import_history.ts";
+import type { Context } from "../core/context.ts";
+import type { Outcome } from "../core/output.ts";
+import { manPage } from "../core/setup/manpage.ts";
+import { ENABLE, type Shell, SHELLS } from "../core/setup/completions.ts";
+import { cliSpec, type RegistryEntry } from "./spec.ts";
 
 const AUTO_COMPACT_NOTE =
   "autoCompactEnabled is a trade-off Terminus leaves to you, whatever it is set to. On, Claude Code summarizes older history as the context fills: that spends tokens and loses detail, and the session carries on. Off, a session that reaches the context limit stops until you run /compact or /clear. Terminus keeps the whole history either way, but it does not manage the active context, and nothing shows its recall replaces compaction.";
@@ -32,7 +37,11 @@ function historyOffer(env: (name: string) => string | undefined): string | null 
   }
 }
 
-function receipt(r: InstallReport, history: string | null): string[] {
+function receipt(
+  r: InstallReport,
+  history: string | null,
+  env: (name: string) => string | undefined,
+): string[] {
   const out: string[] = [];
   if (r.incomplete) {
     out.push(
@@ -90,6 +99,17 @@ function receipt(r: InstallReport, history: string | null): string[] {
   out.push(`${pad(".claude.json")}${r.loc.claudeJson}: ${how}`);
   out.push(`${pad("data")}${r.dataDir}`);
   out.push(`${pad("transcripts")}${r.roots.length ? r.roots.join(", ") : "not known (see below)"}`);
+  if (r.manPage) {
+    out.push(
+      `${pad("man page")}${r.manPage.path}: ${
+        r.manPage.problem
+          ? `could not be written (${r.manPage.problem})`
+          : r.manPage.wrote
+          ? "written; man terminus reads it"
+          : "already current"
+      }`,
+    );
+  }
   out.push(`${pad("undo")}terminus uninstall`);
   if (r.pathLine) {
     const where = r.pathLine.file ? `; add it to ${r.pathLine.file} for new shells` : "";
@@ -131,7 +151,21 @@ function receipt(r: InstallReport, history: string | null): string[] {
   }
   if (b.problem) out.push(`problem: ${b.problem}`);
   if (history) out.push(history);
+  out.push(completionsLine(env));
   return out;
+}
+
+/**
+ * How to turn on tab completion in the person's shell ($SHELL), or in each: the line and the
+ * startup file it belongs in. Install never edits a shell's startup file.
+ */
+function completionsLine(env: (name: string) => string | undefined): string {
+  const shell = (env("SHELL") ?? "").split("/").pop() ?? "";
+  if ((SHELLS as readonly string[]).includes(shell)) {
+    const e = ENABLE[shell as Shell];
+    return `completions: to complete commands and options with Tab, add this line to ${e.file}: ${e.line} (install never edits it)`;
+  }
+  return `completions: terminus completions bash|zsh|fish prints a script for your shell; its first lines say how to turn it on`;
 }
 
 const help: CommandHelp = {
@@ -139,27 +173,33 @@ const help: CommandHelp = {
   examples: ["terminus install"],
 };
 
-export const command: Command = {
-  name: "install",
-  help,
-  usage: "terminus install",
-  options: {},
-  positionals: false,
-  json: false,
-  empty: () => null,
-  async run(ctx) {
-    const r = await install({
-      env: ctx.env,
-      self: ctx.self,
-    });
-    if (r.refused) {
-      return outcome("install", null, { ok: false, reason: `install refused: ${r.refused}` });
-    }
-    const failed = r.incomplete !== null;
-    return outcome("install", null, {
-      ok: !failed,
-      exitCode: failed ? 1 : 0,
-      human: [receipt(r, historyOffer(ctx.env)).join("\n") + "\n"],
-    });
-  },
-};
+/** The command, given the registry its man page is written from. */
+export function installCommand(registry: readonly RegistryEntry[]): Command {
+  return {
+    name: "install",
+    help,
+    usage: "terminus install",
+    options: {},
+    positionals: false,
+    json: false,
+    empty: () => null,
+    run: async (ctx) => answer(ctx, manPage(await cliSpec(registry), VERSION)),
+  };
+}
+
+async function answer(ctx: Context, page: string): Promise<Outcome> {
+  const r = await install({
+    env: ctx.env,
+    self: ctx.self,
+    manPage: page,
+  });
+  if (r.refused) {
+    return outcome("install", null, { ok: false, reason: `install refused: ${r.refused}` });
+  }
+  const failed = r.incomplete !== null;
+  return outcome("install", null, {
+    ok: !failed,
+    exitCode: failed ? 1 : 0,
+    human: [receipt(r, historyOffer(ctx.env), ctx.env).join("\n") + "\n"],
+  });
+}

@@ -23,6 +23,11 @@ const e = (name: string, summary: string, load: () => Promise<{ command: Command
 export const REGISTRY: readonly Entry[] = [
   e("backfill", "archive every transcript on disk, detached", () => import("./backfill.ts")),
   e("compact", "give back the disk space retention freed", () => import("./compact.ts")),
+  e(
+    "completions",
+    "a shell completion script: completions bash|zsh|fish",
+    async () => ({ command: (await import("./completions.ts")).completionsCommand(REGISTRY) }),
+  ),
   e("data", "data move <path>: move the data directory", () => import("./data.ts")),
   e("doctor", "what is and is not wired into Claude Code", () => import("./doctor.ts")),
   e("export", "write every visible session out as .jsonl files", () => import("./export.ts")),
@@ -38,7 +43,11 @@ export const REGISTRY: readonly Entry[] = [
     () => import("./import_history.ts"),
   ),
   e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),
-  e("install", "wire Terminus into Claude Code", () => import("./install.ts")),
+  e(
+    "install",
+    "wire Terminus into Claude Code",
+    async () => ({ command: (await import("./install.ts")).installCommand(REGISTRY) }),
+  ),
   e("mcp", "the MCP server Claude Code starts", () => import("./mcp.ts")),
   e("observations", "mechanical facts of closed sessions", () => import("./observations.ts")),
   e("reindex", "rebuild the search index from the blocks", () => import("./reindex.ts")),

@@ -133,6 +133,8 @@ export const command: Command = {
     raw: { type: "boolean" },
     prompts: { type: "boolean" },
   },
+  // the record types; any other --kind is accepted and matches nothing, as the spec says
+  values: { kind: ["user", "assistant", "system", "attachment", HISTORY_KIND] },
   positionals: true,
   json: true,
   empty: (a) => {

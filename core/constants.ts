@@ -246,8 +246,11 @@ export const CLEANUP_PERIOD_DAYS_SUGGESTED = 3650;
  */
 export const BUILD_MARKER = "terminus-build-marker:crenshawdev/terminus";
 
-/** Session names, tags and titles (`terminus sessions`). */
-export const SESSIONS_SCHEMA = 1;
+/**
+ * Session names, tags and titles (`terminus sessions`). 2: a summary is a title only when its
+ * leafUuid is one of the session's records, so a store at 1 reads its titles again.
+ */
+export const SESSIONS_SCHEMA = 2;
 /** A title from the first typed prompt is cut to this many characters. */
 export const TITLE_PROMPT_CHARS = 80;
 /**

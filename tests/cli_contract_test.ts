@@ -54,6 +54,7 @@ const COMMANDS: CommandSpec[] = [
     json: true,
     noStore: () => ({ after: SIZES, before: SIZES, reclaimed_bytes: 0 }),
   },
+  { name: "completions", json: false, args: () => ["bash"] },
   { name: "data", json: false },
   { name: "doctor", json: true, machineOk: true },
   {

@@ -98,12 +98,15 @@ export async function afterArchiving(db: Db, a: AfterArchiving): Promise<number>
   }
 }
 
-/** A store made before titles were kept reads them once from its blocks. */
+/**
+ * A store made before titles were kept, or under older title rules (SESSIONS_SCHEMA), reads
+ * them once from its blocks.
+ */
 async function fillTitlesIfPending(db: Db): Promise<string | null> {
   if (!titlesFillPending(db)) return null;
   await initCodec();
   const r = fillTitles(db);
-  return `titles read for ${r.sessions} session(s) archived before titles were kept${
+  return `titles read for ${r.sessions} session(s) from their blocks, by this build's title rules${
     r.skipped ? `; ${r.skipped} could not be read` : ""
   }`;
 }

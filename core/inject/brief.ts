@@ -13,6 +13,9 @@ import {
 import { QUOTE_CHARS } from "../constants.ts";
 import { BRIEF_HEAD, CLOSE_TAG, cut, length, neutralise, OPEN_TAG } from "./frame.ts";
 
+/** The answer line of a session whose assistant never answered (a prompt, then the end). */
+const NO_ANSWER = "nothing; the session ended before a reply";
+
 export interface Brief {
   text: string;
   quoted: number[];
@@ -45,7 +48,11 @@ export function buildBrief(
         : `The last session in ${project} ended ${day}.`,
     ];
     if (askedText !== null) lines.push(`It last asked: ${cut(askedText, quoteMax)}`);
-    if (answeredText !== null) lines.push(`It last answered: ${cut(answeredText, quoteMax)}`);
+    // the spec's brief always has the line: a session that ended on tool calls quotes its
+    // last words (or, with none, its last call); one with no assistant turn says so
+    lines.push(
+      `It last answered: ${answeredText !== null ? cut(answeredText, quoteMax) : NO_ANSWER}`,
+    );
     lines.push(
       "",
       `Terminus has ${totals.sessions} sessions and ${totals.turns} turns archived for ${project}, searchable at turn granularity.`,

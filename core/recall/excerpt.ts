@@ -5,7 +5,7 @@
  */
 import type { Db } from "../store/db.ts";
 import { readStream } from "../store/blocks.ts";
-import { parseLine } from "../transcript/records.ts";
+import { parseLine, slashCommand } from "../transcript/records.ts";
 import { textParts } from "../index/fts.ts";
 import { EXCERPT_CHARS } from "../constants.ts";
 import { isRedacting, redactValues } from "../egress.ts";
@@ -26,14 +26,39 @@ export function turnBytes(
 
 /** The turn's text, folded; with `redacting`, values under secret-named keys are taken out first. */
 export function turnText(line: Uint8Array, redacting = false): string {
-  return fold(rawTurnText(line, redacting));
+  return fold(asSeen(rawTurnText(line, redacting)));
 }
 
+/**
+ * The turn's text as the person saw it: a slash command as it was typed (`/erk:plan-save`),
+ * not Claude Code's `<command-message>`/`<command-name>` wrapping of it.
+ */
 function rawTurnText(line: Uint8Array, redacting: boolean): string {
   const rec = parseLine(line);
-  return rec
-    ? textParts(redacting ? redactValues(rec) : rec).join(" ")
-    : new TextDecoder().decode(line);
+  if (!rec) return new TextDecoder().decode(line);
+  return slashCommand(rec) ?? textParts(redacting ? redactValues(rec) : rec).join(" ");
+}
+
+// a UTF-16 pair written out as two escapes, and one escape of a character past ASCII
+const ESCAPED_PAIR = /\\u(d[89ab][0-9a-f]{2})\\u(d[c-f][0-9a-f]{2})/gi;
+const ESCAPED_CHAR = /\\u([0-9a-f]{4})/gi;
+
+/**
+ * Escape debris decoded: a tool that printed JSON (`gh api`, a Python dump) leaves `\ud83d\ude80`
+ * in its output where the person's screen showed 🚀. A surrogate pair becomes its character,
+ * and a lone escape of a printable character past ASCII (`\u2699`) becomes that character;
+ * ASCII and control escapes (`\n`, `\u001b`) stay as written, and a lone surrogate escape too.
+ */
+export function asSeen(text: string): string {
+  if (!text.includes("\\u")) return text;
+  return text
+    .replace(ESCAPED_PAIR, (_, hi, lo) => String.fromCharCode(parseInt(hi, 16), parseInt(lo, 16)))
+    .replace(ESCAPED_CHAR, (m, hex) => {
+      const cp = parseInt(hex, 16);
+      const printable = cp >= 0xa0 && (cp < 0xd800 || cp > 0xdfff) &&
+        !/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/u.test(String.fromCharCode(cp));
+      return printable ? String.fromCharCode(cp) : m;
+    });
 }
 
 export function fold(text: string): string {
@@ -154,8 +179,8 @@ export function excerptFor(
   const raw = rawTurnText(bytes, redacting);
   // Redaction sees the whole text (a window could start inside a key block and hide its
   // marker); without it, only a window around the match is folded and cut.
-  if (redacting) return cutSpan(fold(filter(raw)), folded, inOrder);
+  if (redacting) return cutSpan(fold(asSeen(filter(raw))), folded, inOrder);
   const w = around(raw, folded, inOrder);
-  const c = cutSpan(fold(w.text), folded, inOrder);
+  const c = cutSpan(fold(asSeen(w.text)), folded, inOrder);
   return { text: c.text, cutStart: c.cutStart || w.cutStart, cutEnd: c.cutEnd || w.cutEnd };
 }

@@ -38,6 +38,8 @@ export interface InstallInput {
   env: Env;
   /** How to run this program again (Context.self). */
   self: string[];
+  /** terminus(1), written from the command registry (core/setup/manpage.ts). */
+  manPage?: string;
 }
 
 export type McpHow = "current" | "added" | "replaced" | "not registered";
@@ -66,6 +68,8 @@ export interface InstallReport {
   backfill: { sizing: Sizing | null; problem: string | null; started: boolean };
   /** The shell line that puts the link's folder on PATH, when it is not there. */
   pathLine: { line: string; file: string | null } | null;
+  /** The man page: written now, already current, or why it could not be; null when none given. */
+  manPage: { path: string; wrote: boolean; problem: string | null } | null;
 }
 
 function refusal(loc: Locations, message: string): InstallReport {
@@ -83,7 +87,21 @@ function refusal(loc: Locations, message: string): InstallReport {
     roots: [],
     backfill: { sizing: null, problem: null, started: false },
     pathLine: null,
+    manPage: null,
   };
+}
+
+/** Writes the man page unless the file already holds exactly it; never fails the install. */
+function placeManPage(path: string, text: string): NonNullable<InstallReport["manPage"]> {
+  try {
+    if (Deno.readTextFileSync(path) === text) return { path, wrote: false, problem: null };
+  } catch { /* not there yet */ }
+  try {
+    writeAtomic(path, text); // its folders 0755 whatever the umask, as every folder install makes
+    return { path, wrote: true, problem: null };
+  } catch (e) {
+    return { path, wrote: false, problem: (e as Error).message };
+  }
 }
 
 /** The placed program's argv, its runtime swapped for the full path this process may run. */
@@ -200,6 +218,9 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
   // ---- the MCP entry ----
   const mcp = await registerMcp(loc, env);
 
+  // ---- the man page ----
+  const manPage = inp.manPage === undefined ? null : placeManPage(loc.manPage, inp.manPage);
+
   // ---- what Terminus reports and never changes ----
   const cleanup = judgeCleanup(readLayered([loc.settings], "cleanupPeriodDays"), loc.settings);
 
@@ -244,5 +265,6 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     roots,
     backfill,
     pathLine: onPath(dirname(loc.link), env) ? null : pathLine(dirname(loc.link), env),
+    manPage,
   };
 }

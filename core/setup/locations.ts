@@ -37,7 +37,12 @@ export interface Locations {
   claudeJson: string;
   /** A copy of .claude.json uninstall names but never restores. */
   claudeJsonBackup: string;
+  /** `~/.local/share/man/man1/terminus.1`: man finds it for a program in `~/.local/bin`. */
+  manPage: string;
 }
+
+/** The first line of the man page install writes, which uninstall looks for before removing. */
+export const MAN_PAGE_MARK = ".TH TERMINUS 1 ";
 
 export function locations(env: Env): Locations {
   const h = home(env);
@@ -63,6 +68,7 @@ export function locations(env: Env): Locations {
     settingsBackup: settings + SETTINGS_BACKUP_SUFFIX,
     claudeJson,
     claudeJsonBackup: claudeJson + SETTINGS_BACKUP_SUFFIX,
+    manPage: join(h, ".local", "share", "man", "man1", `${BIN_NAME}.1`),
   };
 }
 

@@ -9,7 +9,7 @@ import { exists, join } from "../posix.ts";
 import { probeStore } from "../store/probe.ts";
 import { lockHeldMessage, tryIngestLock } from "../store/lock.ts";
 import { humanBytes } from "../output.ts";
-import { type Locations, locations, shellWord, versionFile } from "./locations.ts";
+import { type Locations, locations, MAN_PAGE_MARK, shellWord, versionFile } from "./locations.ts";
 import { dataLocationFile } from "../move/location.ts";
 import { VERSION } from "../constants.ts";
 import { examineLink } from "./link.ts";
@@ -174,6 +174,30 @@ function stepLink(loc: Locations): Step {
   return { ok: true, label, text: `removed ${loc.link}` };
 }
 
+/** The man page install wrote; a file of another's at that path is left. */
+function stepManPage(loc: Locations): Step | null {
+  const label = "man page";
+  let text: string;
+  try {
+    text = Deno.readTextFileSync(loc.manPage);
+  } catch {
+    return null; // never written (an install from before the man page): nothing to say
+  }
+  if (!text.startsWith(MAN_PAGE_MARK)) {
+    return { ok: true, label, text: `${loc.manPage} is not the page install wrote; left it` };
+  }
+  try {
+    Deno.removeSync(loc.manPage);
+  } catch (e) {
+    return {
+      ok: false,
+      label,
+      text: `${loc.manPage} could not be removed: ${(e as Error).message}`,
+    };
+  }
+  return { ok: true, label, text: `removed ${loc.manPage}` };
+}
+
 /** Every byte below `dir`, counted without following links. */
 export function treeBytes(dir: string): number {
   let n = 0;
@@ -320,6 +344,8 @@ export async function uninstall(inp: UninstallInput): Promise<UninstallReport> {
   const loc = locations(inp.env);
   const purge = inp.purge ? await preparePurge(inp) : null;
   const steps: Step[] = [stepSettings(loc), await stepMcp(loc, inp.env), stepLink(loc)];
+  const man = stepManPage(loc);
+  if (man) steps.push(man);
   const kept: UninstallReport["kept"] = [
     {
       label: "versions",

@@ -49,13 +49,23 @@ export function lastTypedQuote(db: Db, sessionNo: number): Quote | null {
   return r ?? null;
 }
 
-/** The last assistant turn that wrote an answer. */
+/**
+ * The last assistant turn that wrote an answer in words; failing that (a session whose
+ * assistant only called tools), the last assistant turn with any quote, its tool call.
+ */
 export function lastReplyQuote(db: Db, sessionNo: number): Quote | null {
+  const range = [turnId(sessionNo, 0), turnId(sessionNo + 1, 0)];
   const r = db.prepare(
     `SELECT q.turn_id AS id, q.text AS text FROM turn_text q
      WHERE q.turn_id >= ? AND q.turn_id < ? AND q.is_reply = 1 ORDER BY q.turn_id DESC LIMIT 1`,
-  ).get(turnId(sessionNo, 0), turnId(sessionNo + 1, 0)) as Quote | undefined;
-  return r ?? null;
+  ).get(...range) as Quote | undefined;
+  if (r) return r;
+  const call = db.prepare(
+    `SELECT q.turn_id AS id, q.text AS text FROM turn_text q JOIN turns t ON t.id = q.turn_id
+     WHERE q.turn_id >= ? AND q.turn_id < ? AND t.record_type = 'assistant'
+     ORDER BY q.turn_id DESC LIMIT 1`,
+  ).get(...range) as Quote | undefined;
+  return call ?? null;
 }
 
 export function projectTotals(db: Db, vis: Visibility): { sessions: number; turns: number } {

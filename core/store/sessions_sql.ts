@@ -6,7 +6,7 @@
  */
 // the connection type from its source: db.ts builds its schema from this module
 import type { DatabaseSync as Db } from "node:sqlite";
-import type { TranscriptTitles } from "../transcript/titles.ts";
+import { settleSummary, type TranscriptTitles } from "../transcript/titles.ts";
 
 /** Whether the store has these tables yet (a store made before them, opened read-only). */
 export function hasSessionTables(db: Db): boolean {
@@ -20,6 +20,10 @@ export function hasSessionTables(db: Db): boolean {
  * replaces the earlier one, the first prompt is kept once known.
  */
 export function writeTranscriptTitles(db: Db, sessionNo: number, t: TranscriptTitles): void {
+  // a summary is the session's own when its leaf is one of its records: this run's, or one
+  // archived before it (the run's own turns are written first, in the same transaction)
+  const leaf = db.prepare("SELECT 1 FROM turns WHERE uuid = ? AND session_no = ? LIMIT 1");
+  settleSummary(t, (uuid) => leaf.get(uuid, sessionNo) !== undefined);
   if (!t.customTitle && !t.aiTitle && !t.summary && !t.firstPrompt) return;
   db.prepare(
     `INSERT INTO session_titles (session_no, custom_title, ai_title, summary, first_prompt)

@@ -1,7 +1,8 @@
 /**
  * A session's title, in the order a person would want it: the name they set with
  * `terminus sessions name`, then Claude Code's own `/rename` (custom-title record), then its
- * generated ai-title or summary record, then the first prompt they typed, cut short.
+ * generated ai-title or summary record (the session's own: its leafUuid one of the session's
+ * records), then the first prompt they typed, cut short.
  * Also the rules a name and a tag must meet. Pure: no store.
  */
 import { isTyped, messageText, type Rec, slashCommand, str } from "./records.ts";
@@ -11,14 +12,59 @@ import { TAG_MAX_CHARS, TITLE_MAX_CHARS, TITLE_PROMPT_CHARS } from "../constants
 export interface TranscriptTitles {
   customTitle: string | null;
   aiTitle: string | null;
+  /** The session's own summary, once `settleSummary` has judged the candidates. */
   summary: string | null;
   firstPrompt: string | null;
+  /**
+   * The `summary` records, in file order: Claude Code 1.x and 2.0 write summaries of other
+   * conversations into a transcript too, so each is the session's own only when its leafUuid
+   * is one of the session's records.
+   */
+  summaries: { text: string; leaf: string | null }[];
+  /** The uuid of every record of the run, to judge the summaries by. */
+  uuids: Set<string>;
 }
 
 export type TitleSource = "name" | "custom-title" | "ai-title" | "summary" | "prompt";
 
 export function emptyTitles(): TranscriptTitles {
-  return { customTitle: null, aiTitle: null, summary: null, firstPrompt: null };
+  return {
+    customTitle: null,
+    aiTitle: null,
+    summary: null,
+    firstPrompt: null,
+    summaries: [],
+    uuids: new Set(),
+  };
+}
+
+/**
+ * A summary that is no title: the model saying it had nothing to summarise ("I apologize, but
+ * there's no conversation text provided for me to summarize"), or an error in its place
+ * ("Claude AI usage limit reached|1753131600").
+ */
+export function emptySummary(text: string): boolean {
+  return /^(I apologi[sz]e|I'm sorry|Sorry)\b/i.test(text) ||
+    /\bnothing to summari[sz]e\b/i.test(text) ||
+    /\bno (conversation|messages?|content|text|transcript)\b.*\b(provided|given|to summari[sz]e)\b/i
+      .test(text) ||
+    /^(Claude AI usage limit reached|API Error)\b/i.test(text);
+}
+
+/**
+ * Sets `t.summary` to the last summary whose leafUuid is one of the session's own records:
+ * one of this run's (`t.uuids`) or, through `known`, one archived before it. A summary of
+ * another conversation (its leaf elsewhere) or one with no leaf is never the title.
+ */
+export function settleSummary(t: TranscriptTitles, known?: (uuid: string) => boolean): void {
+  t.summary = null;
+  for (let i = t.summaries.length - 1; i >= 0; i--) {
+    const { text, leaf } = t.summaries[i];
+    if (leaf !== null && (t.uuids.has(leaf) || known?.(leaf))) {
+      t.summary = text;
+      return;
+    }
+  }
 }
 
 /** Folds whitespace and cuts to `max` characters (code points), marking a cut with "…". */
@@ -31,6 +77,8 @@ export function foldCut(text: string, max: number): string {
 /** Takes what one record says about the session's title into `t` (records in file order). */
 export function noteTitle(t: TranscriptTitles, rec: Rec): void {
   const nonEmpty = (v: string | null) => (v && v.trim() !== "" ? v.trim() : null);
+  const uuid = str(rec.uuid);
+  if (uuid) t.uuids.add(uuid);
   switch (rec.type) {
     case "custom-title":
       t.customTitle = nonEmpty(str(rec.customTitle)) ?? t.customTitle;
@@ -38,9 +86,11 @@ export function noteTitle(t: TranscriptTitles, rec: Rec): void {
     case "ai-title":
       t.aiTitle = nonEmpty(str(rec.aiTitle)) ?? t.aiTitle;
       return;
-    case "summary":
-      t.summary = nonEmpty(str(rec.summary)) ?? t.summary;
+    case "summary": {
+      const text = nonEmpty(str(rec.summary));
+      if (text && !emptySummary(text)) t.summaries.push({ text, leaf: str(rec.leafUuid) });
       return;
+    }
   }
   if (t.firstPrompt !== null) return;
   const text = promptText(rec);

@@ -77,6 +77,44 @@ Deno.test("brief: the newest session of the project, its day and its last answer
   assert.ok(brief.quoted.length > 0, "the quoted turns are named, so recall can skip them");
 });
 
+Deno.test("brief: a session that ended on tool calls keeps its `It last answered:` line", async () => {
+  await using box = await unitBox();
+  const briefOf = () =>
+    withStore(box, (db) => buildBrief(db, { project: ALPHA, exclude: [] }, 6000, same));
+  // words, then a Read and an Edit with no word after them: the last words are quoted
+  const a = new Session("aaaaaaaa-0000-4000-8000-000000000011", ALPHA, "2026-11-27T10:00:00Z");
+  a.user("raise the retry budget");
+  a.assistant("I will raise it to 5.");
+  a.read(FILE, "export const retryBudget = 3;");
+  a.tool("Edit", { file_path: FILE, old_string: "= 3", new_string: "= 5" });
+  a.result("The file has been updated.");
+  await a.write(box);
+  await pass(box, NOW);
+  const lines = (await briefOf())!.text.split("\n");
+  const asked = lines.findIndex((l) => l.startsWith("It last asked: "));
+  assert.equal(lines[asked + 1], "It last answered: I will raise it to 5.");
+  // a session whose assistant only ever called tools: its last call is quoted
+  const b = new Session("bbbbbbbb-0000-4000-8000-000000000012", ALPHA, "2026-11-28T10:00:00Z");
+  b.user("what changed in the last commit");
+  b.tool("Bash", { command: "git log --oneline -8" });
+  b.result("abc123 fix");
+  await b.write(box);
+  await pass(box, NOW);
+  const only = (await briefOf())!.text;
+  assert.match(
+    only,
+    /^It last asked: what changed in the last commit\nIt last answered: Bash git log --oneline -8$/m,
+  );
+  // a prompt and no assistant turn at all: the line says so, never a blank
+  const c = new Session("cccccccc-0000-4000-8000-000000000013", ALPHA, "2026-11-29T10:00:00Z");
+  c.user("are you there");
+  await c.write(box);
+  await pass(box, NOW);
+  const none = (await briefOf())!.text;
+  assert.match(none, /^It last answered: nothing; the session ended before a reply$/m, none);
+  assert.doesNotMatch(none, /It last asked: .*\n\n\n/);
+});
+
 Deno.test("recall: a prompt naming a file a past session Read hands over that Read's turn, never its result", async () => {
   await using box = await unitBox();
   const w = await world(box);
