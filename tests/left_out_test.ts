@@ -5,6 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
 import {
   archivedStreams,
   assertArchiveEqualsFiles,
@@ -379,6 +380,22 @@ Deno.test("Windows paths: a drive-letter cwd is a project, its worktree folds, a
     "--json",
   ]);
   assert.equal((parseEnvelope(hits.out).data as { hits: unknown[] }).hits.length, 2);
+
+  // a store an earlier build wrote filed them under the cwd as written: the next pass moves them
+  {
+    const db = new DatabaseSync(sb.store);
+    db.exec(`UPDATE session_meta SET project = cwd, project_pre_worktree = NULL;
+      DELETE FROM meta WHERE key = 'windows_projects_slashed'`);
+    db.close();
+  }
+  await cliOk(sb, ["ingest"]);
+  assert.deepEqual(
+    query(sb.store, "SELECT project, project_pre_worktree AS pre FROM session_meta ORDER BY 1, 2"),
+    [
+      { project: "D:/repo", pre: null },
+      { project: "D:/repo", pre: "D:/repo/.claude/worktrees/brave-fox" },
+    ],
+  );
 });
 
 Deno.test("a data directory this user cannot read: status and search say so and exit 1, never 'no store yet'", async () => {

@@ -12,7 +12,7 @@ import { closeSessions, recoverWatermarks, resolveContinuations } from "../store
 import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
-import { migrateAgentKeys } from "./migrate.ts";
+import { migrateAgentKeys, migrateWindowsProjects } from "./migrate.ts";
 
 /**
  * Recovery (when `recoveryDue`: see store/seen.ts) and the one-off upgrades, before any file
@@ -41,6 +41,15 @@ export async function beforeArchiving(
     notes.push(...(migrated ?? []));
   } catch (e) {
     errors.push(`subagent keys could not be migrated: ${(e as Error).message}`);
+  }
+  try {
+    const moved = migrateWindowsProjects(db);
+    if (moved !== null) ran = true;
+    if (moved) {
+      notes.push(`${moved} session(s) from Windows filed under their project's / spelling`);
+    }
+  } catch (e) {
+    errors.push(`Windows projects could not be migrated: ${(e as Error).message}`);
   }
   const rebuilt = await rebuildDerivedIfStale(db);
   if (rebuilt) notes.push(rebuilt);

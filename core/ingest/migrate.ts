@@ -5,7 +5,16 @@
  * under its own on the next pass.
  */
 import { type Db, transaction } from "../store/db.ts";
-import { bareAgentSessions, markAgentKeysMigrated, rekeySession } from "../store/migrate.ts";
+import {
+  bareAgentSessions,
+  markAgentKeysMigrated,
+  markWindowsProjectsMigrated,
+  rekeySession,
+  setProject,
+  windowsProjectRows,
+} from "../store/migrate.ts";
+import { windowsPath } from "../posix.ts";
+import { foldWorktree } from "../transcript/project.ts";
 import { readWholeStream } from "../store/blocks.ts";
 import { initReader } from "../store/codec.ts";
 import { keyFor } from "../transcript/session_key.ts";
@@ -51,4 +60,24 @@ function isPrefixOf(stream: Uint8Array, path: string): boolean {
   if (file.length < stream.length) return false;
   for (let i = 0; i < stream.length; i++) if (stream[i] !== file[i]) return false;
   return true;
+}
+
+/**
+ * Sessions from Windows that an earlier build filed under their cwd as written (`D:\\repo`)
+ * are filed under the project that cwd is now matched as (`D:/repo`, a worktree folded onto
+ * its repository). Returns how many moved; null once the store is migrated.
+ */
+export function migrateWindowsProjects(db: Db): number | null {
+  const rows = windowsProjectRows(db);
+  if (rows === null) return null;
+  transaction(db, () => {
+    for (const r of rows) {
+      const win = windowsPath(r.project);
+      if (win === null) continue;
+      const info = foldWorktree(win) ?? { project: win, preWorktree: null };
+      setProject(db, r.sessionNo, info.project, info.preWorktree);
+    }
+    markWindowsProjectsMigrated(db);
+  });
+  return rows.length;
 }

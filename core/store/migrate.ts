@@ -46,3 +46,34 @@ export function rekeySession(db: Db, sessionNo: number, key: string): boolean {
 export function markAgentKeysMigrated(db: Db): void {
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')").run(AGENT_KEYS_DONE);
 }
+
+const WINDOWS_PROJECTS_DONE = "windows_projects_slashed";
+
+/**
+ * Sessions an earlier build filed under a Windows cwd as written (`D:\\repo`, worktrees not
+ * folded), or null when the store has been migrated already.
+ */
+export function windowsProjectRows(db: Db): { sessionNo: number; project: string }[] | null {
+  if (db.prepare("SELECT 1 FROM meta WHERE key = ?").get(WINDOWS_PROJECTS_DONE)) return null;
+  return db.prepare(
+    `SELECT session_no AS sessionNo, project FROM session_meta
+     WHERE project GLOB '[A-Za-z]:*' AND (instr(project, '\\') > 0 OR project GLOB '[a-z]:*')`,
+  ).all() as { sessionNo: number; project: string }[];
+}
+
+export function setProject(
+  db: Db,
+  sessionNo: number,
+  project: string,
+  preWorktree: string | null,
+): void {
+  db.prepare(
+    "UPDATE session_meta SET project = ?, project_pre_worktree = ? WHERE session_no = ?",
+  ).run(project, preWorktree, sessionNo);
+}
+
+export function markWindowsProjectsMigrated(db: Db): void {
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')").run(
+    WINDOWS_PROJECTS_DONE,
+  );
+}
