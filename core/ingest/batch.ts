@@ -35,11 +35,11 @@ export class Batch {
   #bytes = 0;
   #since = 0;
   #pending: [Found, FileOutcome][] = [];
+  /** The files' search-index rows, written with the commit: one FTS5 segment per batch. */
+  #fts: FtsRow[] = [];
   constructor(
     readonly db: Db,
     readonly done: (f: Found, r: FileOutcome | Error) => void,
-    /** The files' search-index rows, written with the commit: one FTS5 segment per batch. */
-    readonly fts: FtsRow[],
   ) {}
   open(): void {
     if (this.#open) return;
@@ -54,6 +54,10 @@ export class Batch {
     this.#open = true;
     this.#bytes = 0;
     this.#since = performance.now();
+  }
+  /** Search rows of an append that stands, written just before this batch commits. */
+  keepFts(rows: FtsRow[]): void {
+    for (const row of rows) this.#fts.push(row);
   }
   add(f: Found, r: FileOutcome): void {
     // nothing open: nothing of this file waits on a commit
@@ -72,7 +76,8 @@ export class Batch {
     this.#open = false;
     const pending = this.#pending;
     this.#pending = [];
-    const fts = this.fts.splice(0);
+    const fts = this.#fts;
+    this.#fts = [];
     try {
       if (this.db.isTransaction) {
         insertFts(this.db, fts);

@@ -98,9 +98,79 @@ export async function runPass(input: PassInput): Promise<PassResult> {
 async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const now = input.now ?? new Date();
   const t0 = performance.now();
+  const pass = new Archiver(db, input);
+  const home = homeOf(input.dataDir);
+  const start = await beforeTheWalk(db, input, pass, now);
+  const problems: string[] = [];
+  const found = filesToWalk(input, pass, problems);
+  const run: RunRow = {
+    startedAt: now.toISOString(),
+    durationMs: 0,
+    filesSeen: found.files.length,
+    filesCommitted: 0,
+    filesFailed: 0,
+    bytesRead: 0,
+    turnsAdded: 0,
+    error: null,
+    notes: null,
+  };
+  const walked = await walk(db, input, pass, found.files, start.runId, run, problems);
+  noteSkipped(input, pass, found.excluded + walked.excluded);
+
+  // Removed mid-pass, the store is an unlinked file: every later step would write into nothing
+  // (and the snapshot would make the folder again), so the pass stops and says so.
+  let lost = homeLost(input.dataDir, home);
+  const backlog = input.only || lost ? 0 : await afterArchiving(db, {
+    afterClose: input.afterClose,
+    now,
+    committed: run.filesCommitted,
+    died: start.died,
+    notes: pass.notes,
+    errors: pass.errors,
+  });
+
+  lost ??= homeLost(input.dataDir, home);
+  if (lost) pass.errors.push(lost);
+  run.durationMs = Math.round(performance.now() - t0);
+  run.error = pass.errors.length ? pass.errors.join("\n") : null;
+  run.notes = pass.notes.length ? pass.notes.join("\n") : null;
+  finishRun(db, start.runId, run);
+  dropFailureRecords(input.dataDir, start.unrecorded); // this run's error names them now
+  if (run.filesCommitted > 0) checkpoint(db);
+  // every error the run row records is shown as well, a failed step's included
+  const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
+  return {
+    ran: true,
+    run,
+    problems: shown,
+    excludedOnly: walked.excludedOnly,
+    onlyFailed: walked.onlyFailed,
+    lost: lost ?? undefined,
+    backlog,
+  };
+}
+
+/** What the pass found before it walked the files: its run row, and earlier passes' ends. */
+interface Start {
+  runId: number;
+  /** An earlier pass's row was still in flight: it died or was killed. */
+  died: boolean;
+  /** Causes the store could not take yet (their passes left no row); the run's error names them. */
+  unrecorded: StopCause[];
+}
+
+/**
+ * Before the walk: the run row, the causes earlier passes left, leftovers, the tables a pass
+ * makes on first use, recovery and upgrades, and what the pass last saw of every session.
+ */
+async function beforeTheWalk(
+  db: Db,
+  input: PassInput,
+  pass: Archiver,
+  now: Date,
+): Promise<Start> {
   reserveFailureRecord(input.dataDir);
   const begun = beginRun(db, now.toISOString());
-  const pass = new Archiver(db, input);
   // every cause recorded since the last pass that finished, each over its row's "died" mark
   // where it has one; a cause leaves the record only once the store keeps it
   const stopped = readFailureRecords(input.dataDir);
@@ -125,21 +195,6 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const left = clearLeftovers(input.dataDir);
   pass.notes.push(...left.notes);
   pass.errors.push(...left.errors);
-  const problems: string[] = [];
-  const run: RunRow = {
-    startedAt: now.toISOString(),
-    durationMs: 0,
-    filesSeen: 0,
-    filesCommitted: 0,
-    filesFailed: 0,
-    bytesRead: 0,
-    turnsAdded: 0,
-    error: null,
-    notes: null,
-  };
-  let excludedOnly = false;
-  let onlyFailed = false;
-  const home = homeOf(input.dataDir);
 
   ensureTails(db);
   ensurePassIndexes(db);
@@ -153,32 +208,55 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   }
   pass.seen = seen.rows;
   pass.tombstones = allTombstones(db);
+  return { runId: begun.id, died: begun.died.length > 0, unrecorded };
+}
 
-  let files: Found[];
-  let excludedCount = 0;
+/** The files to walk, in archive order, and how many excluded folders discovery passed over. */
+function filesToWalk(
+  input: PassInput,
+  pass: Archiver,
+  problems: string[],
+): { files: Found[]; excluded: number } {
   if (input.only) {
     // the project folder comes from the path's shape, so a sidecar below an excluded
     // project's folder is skipped before it is opened, as the whole-tree pass skips it
     const folder = keyFor(input.only).projectFolder ?? dirname(input.only);
-    files = [{ path: input.only, projectFolder: folder }];
-  } else {
-    const d = discover(input.roots, input.cfg.exclude);
-    // a deleted session's transcript counts as known: it is skipped unread, not numbered
-    files = archiveOrder(d.files, (f) => {
-      const k = pass.keyOf(f).sessionKey;
-      return pass.known(k) || pass.tombstones.has(k);
-    });
-    excludedCount += d.excludedFolders;
-    for (const p of d.problems) {
-      pass.errors.push(p);
-      problems.push(p);
-    }
+    return { files: [{ path: input.only, projectFolder: folder }], excluded: 0 };
   }
+  const d = discover(input.roots, input.cfg.exclude);
+  // a deleted session's transcript counts as known: it is skipped unread, not numbered
+  const files = archiveOrder(d.files, (f) => {
+    const k = pass.keyOf(f).sessionKey;
+    return pass.known(k) || pass.tombstones.has(k);
+  });
+  for (const p of d.problems) {
+    pass.errors.push(p);
+    problems.push(p);
+  }
+  return { files, excluded: d.excludedFolders };
+}
 
-  run.filesSeen = files.length;
+/** What the walk tallied beyond the run row's counts. */
+interface Walked {
+  excluded: number;
+  excludedOnly: boolean;
+  onlyFailed: boolean;
+}
+
+/** Archives the files, counting into `run` and writing its progress now and then. */
+async function walk(
+  db: Db,
+  input: PassInput,
+  pass: Archiver,
+  files: Found[],
+  runId: number,
+  run: RunRow,
+  problems: string[],
+): Promise<Walked> {
+  const w: Walked = { excluded: 0, excludedOnly: false, onlyFailed: false };
   // the run row shows a running pass's progress to `status`, written now and then as it goes
   let progressAt = performance.now();
-  progressRun(db, begun.id, run);
+  progressRun(db, runId, run);
   const committedFiles = new Set<string>();
   const progress = input.progress
     ? input.progress("archiving", pass.waiting(files), "bytes")
@@ -194,12 +272,12 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
         : `${f.path}: ${r.message}`;
       pass.errors.push(msg);
       problems.push(msg);
-      if (input.only) onlyFailed = true;
+      if (input.only) w.onlyFailed = true;
       return;
     }
     if (r.excluded) {
-      excludedCount++;
-      if (input.only) excludedOnly = true;
+      w.excluded++;
+      if (input.only) w.excludedOnly = true;
     }
     // a file read in several windows is reported once per window: count the file once
     if (r.committed && !committedFiles.has(f.path)) {
@@ -210,58 +288,29 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
     run.turnsAdded += r.turnsAdded;
     if (performance.now() - progressAt >= RUN_PROGRESS_MS) {
       progressAt = performance.now();
-      progressRun(db, begun.id, run);
+      progressRun(db, runId, run);
     }
   });
   progress?.finish();
+  progressRun(db, runId, run); // every file done; closing and observing may still take a while
+  return w;
+}
+
+/** The walk's notes: unreadable lines, files of deleted sessions, excluded files skipped. */
+function noteSkipped(input: PassInput, pass: Archiver, excluded: number): void {
   if (pass.unreadable > 0) {
     pass.notes.push(
       `${pass.unreadable} line(s) are neither a JSON record nor records glued together; they are archived as they are, and nothing is read from them`,
     );
   }
-  progressRun(db, begun.id, run); // every file done; closing and observing may still take a while
   if (pass.buriedFiles.size > 0) {
     pass.notes.push(
       `${pass.buriedFiles.size} transcript(s) skipped: their sessions were deleted with terminus sessions delete`,
     );
   }
-  if (excludedCount > 0 && !input.only) {
-    pass.notes.push(
-      `${excludedCount} transcript folder(s) or file(s) in excluded projects skipped`,
-    );
+  if (excluded > 0 && !input.only) {
+    pass.notes.push(`${excluded} transcript folder(s) or file(s) in excluded projects skipped`);
   }
-
-  // Removed mid-pass, the store is an unlinked file: every later step would write into nothing
-  // (and the snapshot would make the folder again), so the pass stops and says so.
-  let lost = homeLost(input.dataDir, home);
-  const backlog = input.only || lost ? 0 : await afterArchiving(db, {
-    afterClose: input.afterClose,
-    now,
-    committed: run.filesCommitted,
-    died: begun.died.length > 0,
-    notes: pass.notes,
-    errors: pass.errors,
-  });
-
-  lost ??= homeLost(input.dataDir, home);
-  if (lost) pass.errors.push(lost);
-  run.durationMs = Math.round(performance.now() - t0);
-  run.error = pass.errors.length ? pass.errors.join("\n") : null;
-  run.notes = pass.notes.length ? pass.notes.join("\n") : null;
-  finishRun(db, begun.id, run);
-  dropFailureRecords(input.dataDir, unrecorded); // this run's error names them now
-  if (run.filesCommitted > 0) checkpoint(db);
-  // every error the run row records is shown as well, a failed step's included
-  const shown = [...problems, ...pass.errors.filter((e) => !problems.includes(e))];
-  return {
-    ran: true,
-    run,
-    problems: shown,
-    excludedOnly,
-    onlyFailed,
-    lost: lost ?? undefined,
-    backlog,
-  };
 }
 
 /** The data directory's and the store's identity as the pass starts. */

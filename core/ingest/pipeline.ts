@@ -24,7 +24,6 @@ import {
 } from "../store/blocks.ts";
 import { initFramer, initReader } from "../store/codec.ts";
 import { release } from "../bytes.ts";
-import type { FtsRow } from "../store/derived.ts";
 import { heldAt, putHeld, putTail, type Tail, tailHash, tailOf } from "../store/tails.ts";
 import { SEEN_DIVERGED, SEEN_EVICTED, type SeenRow } from "../store/seen.ts";
 import { keepFacts } from "../store/observations_sql.ts";
@@ -64,8 +63,6 @@ export class Archiver {
   states = new Map<string, SessionState>();
   /** Tails read for a file whose size or mtime moved, or written by this pass. */
   tails = new Map<number, Tail | null>();
-  /** The batch's search-index rows, written just before it commits (see `writeDerived`). */
-  fts: FtsRow[] = [];
   /** Session keys whose earlier window this pass was observed and written. */
   observing = new Set<string>();
   /** Sessions `terminus sessions delete` removed, by key, and the files this pass skipped for them. */
@@ -271,7 +268,7 @@ export class Archiver {
   }
 
   /** Steps 3-4: the project, the exclusion check, and the file's one transaction. */
-  async finish(p: Prepared, derived: Derived): Promise<FileOutcome> {
+  async finish(p: Prepared, derived: Derived, batch: Batch): Promise<FileOutcome> {
     const d = derived.out;
     this.unreadable += d.unreadable;
     const { cfg } = this.input;
@@ -320,8 +317,10 @@ export class Archiver {
       derived: d.derived,
       titles: d.titles,
       framed: derived.framed,
-      fts: this.fts,
+      deferFts: true,
     });
+    // the append's search rows go to the batch as soon as the append stands, written with its commit
+    batch.keepFts(r.fts);
     this.rememberTail(p, r.sessionNo);
     // kept for the observe step of this pass or a later one, in the batch's transaction
     if (derived.mechanical) {
@@ -397,7 +396,7 @@ export class Archiver {
     // Windows are derived up to DERIVE_QUEUE_BYTES ahead of the one being written (on a worker
     // for a large pass). A window is prepared only once every earlier window of its session
     // is written, so it always starts from the watermark the store holds.
-    const batch = new Batch(this.db, done, this.fts);
+    const batch = new Batch(this.db, done);
     const deriver = new PassDeriver();
     const queue: Slot[] = [];
     // prepares a file's next window and hands it to the deriver, or reports why none is due
@@ -462,7 +461,7 @@ export class Archiver {
         try {
           if ("error" in o) throw o.error;
           batch.open();
-          r = await this.finish(s.p, o.derived);
+          r = await this.finish(s.p, o.derived, batch);
         } catch (e) {
           this.observing.delete(s.p.key.sessionKey);
           done(s.f, e as Error);

@@ -124,10 +124,17 @@ export interface AppendArgs {
    */
   framed?: { from: number; head: number; headHash: Uint8Array | null; frames: Frame[] };
   /**
-   * Collects the search-index rows instead of writing them (see `writeDerived`); they are
-   * added only once this append has succeeded.
+   * Hands the search-index rows back instead of writing them (see `writeDerived`), for the
+   * caller to write with its batch's commit.
    */
-  fts?: FtsRow[];
+  deferFts?: boolean;
+}
+
+/** What an append did: the session, its new turns, and the search rows it was asked to defer. */
+export interface Appended {
+  sessionNo: number;
+  turnsAdded: number;
+  fts: FtsRow[];
 }
 
 /** The stored block is the bytes the worker framed as the head: its length and hash match. */
@@ -155,9 +162,8 @@ function readBlock(db: Db, sessionNo: number, blockNo: number): Uint8Array | nul
  * Appends complete lines to a session's stream in one transaction: only the trailing partial
  * block is rewritten, completed blocks never move. Creates the session on first sight.
  */
-export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turnsAdded: number } {
-  const fts: FtsRow[] | undefined = a.fts ? [] : undefined;
-  const r = transaction(db, () => {
+export function appendSession(db: Db, a: AppendArgs): Appended {
+  return transaction(db, () => {
     let state = sessionState(db, a.sessionKey);
     if (!state) {
       cached(db, "INSERT INTO sessions (session_key) VALUES (?)").run(a.sessionKey);
@@ -247,15 +253,13 @@ export function appendSession(db: Db, a: AppendArgs): { sessionNo: number; turns
        ON CONFLICT(session_no) DO UPDATE SET transcript_path = excluded.transcript_path,
          offset = excluded.offset, stream_len = excluded.stream_len`,
     ).run(no, m.transcriptPath, a.offset, len + a.stream.length);
-    writeDerived(db, no, a.derived, fts);
+    const fts = writeDerived(db, no, a.derived, a.deferFts);
     if (a.titles) writeTranscriptTitles(db, no, a.titles);
     // Claude Code resumes a closed session into the same file: new turns reopen it, and it is
     // observed afresh once it closes again
     if (a.derived.length > 0) reopenIfFinal(db, no);
-    return { sessionNo: no, turnsAdded: a.derived.length };
+    return { sessionNo: no, turnsAdded: a.derived.length, fts };
   });
-  if (fts) { for (const row of fts) a.fts!.push(row); }
-  return r;
 }
 
 /**

@@ -42,18 +42,18 @@ export interface DerivedRows {
 export type FtsRow = [rowid: number, body: string];
 
 /**
- * Writes the turns' rows. With `fts`, the search-index rows are collected there instead, for
- * the caller to write with `insertFts` later in the same transaction: FTS5 flushes its pending
+ * Writes the turns' rows. With `deferFts`, the search-index rows are returned instead, for the
+ * caller to write with `insertFts` later in the same transaction: FTS5 flushes its pending
  * terms to a new segment at every savepoint, so writing them per file made one small segment
- * per file, and merging those back cost more than the inserts.
+ * per file, and merging those back cost more than the inserts. Without it, none are returned.
  */
 export function writeDerived(
   db: Db,
   sessionNo: number,
   rows: DerivedRows[],
-  fts?: FtsRow[],
-): void {
-  if (rows.length === 0) return;
+  deferFts = false,
+): FtsRow[] {
+  if (rows.length === 0) return [];
   // positional parameters: binding an object by name cost twice as much per row
   const insTurn = cached(
     db,
@@ -73,7 +73,7 @@ export function writeDerived(
     db,
     "INSERT INTO compaction_boundaries (turn_id, session_no, preserved) VALUES (?, ?, ?)",
   );
-  const search = fts ?? [];
+  const search: FtsRow[] = [];
   for (const d of rows) {
     const t = d.turn;
     const id = turnId(sessionNo, t.turnSeq);
@@ -105,7 +105,9 @@ export function writeDerived(
     if (d.quote) insText.run(id, d.quote, d.isReply ? 1 : 0);
     if (d.compaction) insCb.run(id, sessionNo, d.compaction.preserved);
   }
-  if (!fts) insertFts(db, search);
+  if (deferFts) return search;
+  insertFts(db, search);
+  return [];
 }
 
 export function insertFts(db: Db, rows: FtsRow[]): void {
