@@ -109,6 +109,38 @@ export async function moveData(ctx: Context, raw: string, yes: boolean): Promise
   const before = probeTarget(target, undefined, ours);
   if (!before.ok) return refuse(`${before.reason}; nothing moved`);
 
+  const overridden = ctx.env("TERMINUS_DATA_DIR") ?? null;
+  const declined = await askToMove(io, { source, real, linked, target, overridden }, yes);
+  if (declined) return declined;
+
+  // copied, recorded and deleted under the ingest lock, so no pass writes meanwhile
+  const m: Move = { source, real, linked, target, before, ours, finished, overridden };
+  const moved = await withIngestLock(source, () => moveUnderLock(ctx, m));
+  return moved === LOCK_HELD ? refuse(`${lockHeldMessage(source)}; nothing moved`) : moved;
+}
+
+/** What a confirmed move carries under the lock. */
+interface Move {
+  source: string;
+  real: string;
+  linked: boolean;
+  target: string;
+  before: ReturnType<typeof probeTarget> & { ok: true };
+  ours: Set<string>;
+  finished: string[];
+  overridden: string | null;
+}
+
+/**
+ * Says what would move where (and what makes it unsafe), then asks; `--yes` answers for the
+ * person. Null when the move is to go ahead, else the outcome that ends it.
+ */
+async function askToMove(
+  io: Dialogue,
+  p: { source: string; real: string; linked: boolean; target: string; overridden: string | null },
+  yes: boolean,
+): Promise<Outcome | null> {
+  const { source, real, linked, target, overridden } = p;
   const size = dirSize(real);
   const network = networkFsType(target);
   io.say(
@@ -123,7 +155,6 @@ export async function moveData(ctx: Context, raw: string, yes: boolean): Promise
       `warning: ${target} is on a network filesystem (${network}); the store is not safe there\n`,
     );
   }
-  const overridden = ctx.env("TERMINUS_DATA_DIR");
   if (overridden) {
     io.warn(
       `warning: TERMINUS_DATA_DIR is set (${overridden}) and outranks the recorded location, ` +
@@ -145,77 +176,78 @@ export async function moveData(ctx: Context, raw: string, yes: boolean): Promise
       return outcome(NAME, null, { counts: ["nothing moved"] });
     }
   }
+  return null;
+}
 
-  // copied, recorded and deleted under the ingest lock, so no pass writes meanwhile
-  const moved = await withIngestLock(source, () => {
-    const changed = recheckTarget(target, before, ours);
-    if (changed) return refuse(changed);
-    const cleared: string[] = [...finished];
-    if (before.kind === "leftover") {
-      // An earlier move stopped part way: what it left is cleared and the copy starts over.
-      const undo = undoCopy(target, null);
-      if (undo) return refuse(`${undo}; nothing moved`);
-      cleared.push(`cleared what an earlier move left in ${target}`);
-    }
+/** Copies, records the new place and deletes the old copy: run under the ingest lock. */
+function moveUnderLock(ctx: Context, m: Move): Outcome {
+  const { source, real, linked, target, before, ours, finished, overridden } = m;
+  const changed = recheckTarget(target, before, ours);
+  if (changed) return refuse(changed);
+  const cleared: string[] = [...finished];
+  if (before.kind === "leftover") {
+    // An earlier move stopped part way: what it left is cleared and the copy starts over.
+    const undo = undoCopy(target, null);
+    if (undo) return refuse(`${undo}; nothing moved`);
+    cleared.push(`cleared what an earlier move left in ${target}`);
+  }
 
-    let created: string | null = null;
-    if (before.kind === "absent") {
-      created = firstMissing(target);
-      try {
-        Deno.mkdirSync(target, { recursive: true, mode: DIR_MODE });
-      } catch (e) {
-        return refuse(`${target} could not be created: ${(e as Error).message}; nothing moved`);
-      }
-    }
-
-    let copied: number;
-    const shown = ctx.progress?.("copying", dirSize(real), "bytes");
+  let created: string | null = null;
+  if (before.kind === "absent") {
+    created = firstMissing(target);
     try {
-      copied = copyStaged(real, target, `${target}/${MOVE_STAGING}`, shown);
+      Deno.mkdirSync(target, { recursive: true, mode: DIR_MODE });
     } catch (e) {
-      shown?.finish();
-      const undo = undoCopy(target, created);
-      return refuse(
-        `the copy to ${target} failed: ${(e as Error).message}. ${source} is untouched ` +
-          `and still the data directory` + (undo ? `; ${undo}` : ""),
-      );
+      return refuse(`${target} could not be created: ${(e as Error).message}; nothing moved`);
     }
+  }
+
+  let copied: number;
+  const shown = ctx.progress?.("copying", dirSize(real), "bytes");
+  try {
+    copied = copyStaged(real, target, `${target}/${MOVE_STAGING}`, shown);
+  } catch (e) {
     shown?.finish();
+    const undo = undoCopy(target, created);
+    return refuse(
+      `the copy to ${target} failed: ${(e as Error).message}. ${source} is untouched ` +
+        `and still the data directory` + (undo ? `; ${undo}` : ""),
+    );
+  }
+  shown?.finish();
 
-    let file: string;
-    try {
-      // where the data came from and went, before the location says so: a kill from here on
-      // leaves what the next run needs to delete the old copy (core/move/leftover.ts)
-      markMove(real, linked ? source : null, target);
-      file = recordDataLocation(ctx.env, target);
-    } catch (e) {
-      const undo = undoCopy(target, created);
-      return refuse(
-        `the new location could not be recorded in ${dataLocationFile(ctx.env)}: ${
-          (e as Error).message
-        }. ${source} is untouched and still the data directory` +
-          (undo ? `; ${undo}` : ""),
-      );
-    }
+  let file: string;
+  try {
+    // where the data came from and went, before the location says so: a kill from here on
+    // leaves what the next run needs to delete the old copy (core/move/leftover.ts)
+    markMove(real, linked ? source : null, target);
+    file = recordDataLocation(ctx.env, target);
+  } catch (e) {
+    const undo = undoCopy(target, created);
+    return refuse(
+      `the new location could not be recorded in ${dataLocationFile(ctx.env)}: ${
+        (e as Error).message
+      }. ${source} is untouched and still the data directory` +
+        (undo ? `; ${undo}` : ""),
+    );
+  }
 
-    const done = [...cleared, `copied ${humanBytes(copied)} to ${target}`, `recorded in ${file}`];
-    try {
-      deleteOldCopy(real, linked ? source : null);
-      clearStaging(target);
-    } catch (e) {
-      return outcome(NAME, null, {
-        ok: false,
-        counts: done,
-        reason: `the data now lives in ${target}, but ${source} could not be deleted: ${
-          (e as Error).message
-        }; delete it by hand`,
-      });
-    }
-    done.push(linked ? `deleted ${real}, and the link ${source} to it` : `deleted ${source}`);
-    const warnings = overridden
-      ? [`TERMINUS_DATA_DIR still names ${overridden}; unset it to use ${target}`]
-      : [];
-    return outcome(NAME, null, { counts: done, warnings });
-  });
-  return moved === LOCK_HELD ? refuse(`${lockHeldMessage(source)}; nothing moved`) : moved;
+  const done = [...cleared, `copied ${humanBytes(copied)} to ${target}`, `recorded in ${file}`];
+  try {
+    deleteOldCopy(real, linked ? source : null);
+    clearStaging(target);
+  } catch (e) {
+    return outcome(NAME, null, {
+      ok: false,
+      counts: done,
+      reason: `the data now lives in ${target}, but ${source} could not be deleted: ${
+        (e as Error).message
+      }; delete it by hand`,
+    });
+  }
+  done.push(linked ? `deleted ${real}, and the link ${source} to it` : `deleted ${source}`);
+  const warnings = overridden
+    ? [`TERMINUS_DATA_DIR still names ${overridden}; unset it to use ${target}`]
+    : [];
+  return outcome(NAME, null, { counts: done, warnings });
 }
