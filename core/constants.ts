@@ -7,7 +7,7 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 4;
+export const DERIVED_SCHEMA = 5;
 /**
  * How a turn touched an entity, in the order prompt recall reads candidates: the Read, Edit or
  * Write of a path and the Grep of an identifier first, then any other mention, then a git
@@ -162,6 +162,33 @@ export const SEARCH_READ_CAP = 1_000;
  * every candidate alike (docs/design/search.md; chosen by the quality and scale benches).
  */
 export const SEARCH_COMMON_PAGES = 100;
+/**
+ * Search: what a turn acting on an identifier the query names gets on top of its relevance
+ * (its Write or Edit defining it, a Grep of it, an edit of the file defining it), so the
+ * definition ranks above the turns that only mention it. Chosen by the quality bench
+ * (docs/design/search.md, "A definition outranks a mention").
+ */
+export const DEFINITION_BONUS = 10;
+/** Search: acting turns read per identifier the query names, and per file defining it. */
+export const SEARCH_ACTORS_PER_WORD = 50;
+/** Search: files (those the identifier was defined in) whose edits count as acting on it. */
+export const SEARCH_DEFINED_FILES = 5;
+/**
+ * Search's further answers (docs/design/search.md, "Further answers"): rows read per word,
+ * newest first, rowids only and counted inside SQLite, to find the sessions holding every word
+ * across their turns and, when nothing does, the turns holding any of them. A word with more
+ * rows is taken as held by the sessions older than its read, and is not scored.
+ */
+export const TIER_READ_CAP = 2_000;
+/** Search: the sessions holding every word that are scored by BM25 (the best by idf first). */
+export const TIER_SESSIONS_SCORED = 20;
+/** Search: a session holding every word across its turns is shown by at most this many. */
+export const TIER_SESSION_TURNS = 3;
+/**
+ * Search: sessions holding every word across their turns join a first answer (turns holding
+ * every word) that has fewer hits than this. Chosen by the quality bench.
+ */
+export const TIER_SESSION_BELOW = 3;
 /**
  * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
  * size), direct actions first, then newest.
