@@ -85,8 +85,9 @@ function groups(hits: Hit[]): { line: string | null; hits: Hit[] }[] {
   const out: { line: string | null; hits: Hit[] }[] = [];
   for (const h of hits) {
     const last = out.at(-1);
-    if (last && last.hits[0].match === h.match) last.hits.push(h);
-    else out.push({ line: GROUP_LINES[h.match], hits: [h] });
+    const m = h.match ?? "all_words_turn";
+    if (last && (last.hits[0].match ?? "all_words_turn") === m) last.hits.push(h);
+    else out.push({ line: GROUP_LINES[m], hits: [h] });
   }
   return out;
 }

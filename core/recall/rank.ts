@@ -48,9 +48,9 @@ export interface Hit {
   excerpt: string;
   /**
    * Which answer the hit belongs to (MatchKind): the spec's every word in one turn, or a
-   * further answer added when that one is short or empty.
+   * further answer added when that one is short or empty. Unset: all_words_turn.
    */
-  match: MatchKind;
+  match?: MatchKind;
   /** Not in the documents: whether the excerpt left text out before and after it. */
   clipped: { start: boolean; end: boolean };
   /** Not in the documents: for the injection path. */
@@ -247,7 +247,7 @@ export function hitDoc(h: Hit, withMatched: boolean): Record<string, unknown> {
     sidechain: h.sidechain,
     relevance: h.relevance,
     entity_score: h.entity_score,
-    match: h.match,
+    match: h.match ?? "all_words_turn",
     excerpt: h.excerpt,
   };
   if (withMatched) d.matched_on = h.matched_on;
