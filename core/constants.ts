@@ -182,6 +182,11 @@ export const SEARCH_DEFINED_FILES = 5;
 export const TIER_READ_CAP = 2_000;
 /** Search: the sessions holding every word that are scored by BM25 (the best by idf first). */
 export const TIER_SESSIONS_SCORED = 20;
+/**
+ * Search: what each held word's idf adds to a turn holding any of the words, beside its BM25
+ * (chosen by the quality bench's questions: 0 / 0.5 / 1 / 2, docs/design/search.md).
+ */
+export const TIER_ANY_HELD_WEIGHT = 1;
 /** Search: a session holding every word across its turns is shown by at most this many. */
 export const TIER_SESSION_TURNS = 3;
 /**

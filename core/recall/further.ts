@@ -21,6 +21,7 @@ import { totalTurns } from "../store/entities_sql.ts";
 import { ftsKeepsPositions } from "../store/fts_pages.ts";
 import {
   SEARCH_POOL,
+  TIER_ANY_HELD_WEIGHT,
   TIER_READ_CAP,
   TIER_SESSION_TURNS,
   TIER_SESSIONS_SCORED,
@@ -192,7 +193,9 @@ function cover(
 /**
  * Turns holding any of the words, best first, `limit` at most: the SEARCH_POOL turns whose
  * words' idf add up highest, then ranked by FTS5's BM25 of those words joined by OR (BM25 adds
- * up over them: a rare word counts for much) plus the entity bonus, in the spec's total order.
+ * up over them: a rare word counts for much), plus TIER_ANY_HELD_WEIGHT times that idf sum (a
+ * turn holding more of the rare words outranks a shorter one holding fewer), plus the entity
+ * bonus, in the spec's total order.
  * A frequent word is left out: it would weigh next to nothing (unless every word is one; then
  * each is read up to TIER_READ_CAP rows, in FTS5's order).
  */
@@ -219,8 +222,9 @@ export function anyWordHits(
     .slice(0, a.pool ?? SEARCH_POOL).map(([id]) => id);
   const bm25 = bm25Among(db, used.map((i) => r.clauses[i]).join(" OR "), ids);
   const cands = candidatesByIds(db, ids, a.vis, a.filters);
-  const w = (a as { coverWeight?: number }).coverWeight ?? 1;
-  for (const c of cands) c.relevance = (bm25.get(c.id) ?? 0) + w * (sum.get(c.id) ?? 0);
+  for (const c of cands) {
+    c.relevance = (bm25.get(c.id) ?? 0) + TIER_ANY_HELD_WEIGHT * (sum.get(c.id) ?? 0);
+  }
   const hits = withEntities(db, cands, a.query, a.weights);
   for (const h of hits) h.match = "any_word";
   return hits.sort(compareHits).slice(0, limit);
