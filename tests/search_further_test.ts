@@ -243,6 +243,9 @@ Deno.test("search: a definition ranks above 20 newer mentions", async () => {
       start: `2026-01-${String(2 + i).padStart(2, "0")}T10:00:00.000Z`,
     });
     m.user(`GraphPlanner again ${i}`);
+    // a mention that is a stored symbol too (a Bash line's identifier), short and newer
+    m.toolUse("Bash", { command: `rg GraphPlanner src/plan` });
+    m.toolResult(`src/plan/run.py:${i}: GraphPlanner(steps).order()`);
     m.assistant(`GraphPlanner is used here, see GraphPlanner`);
     await put(w, m);
   }
