@@ -15,6 +15,8 @@ import {
   clauseScoresIn,
   type ClauseTurns,
   clauseTurns,
+  COMMON_RULE,
+  commonClauses,
   scopeRange,
 } from "../store/search_candidates.ts";
 import { totalTurns } from "../store/entities_sql.ts";
@@ -38,6 +40,11 @@ export interface WordReads {
   sessions: Map<number, number>[];
   /** Per clause: ln(1 + N / its rows), N the archive's turns. */
   idf: number[];
+  /**
+   * Per clause: common by the first answer's rule (COMMON_RULE: its doclist spans many of the
+   * index's pages), so BM25, whose idf walks that whole doclist, is not asked for it.
+   */
+  common: boolean[];
 }
 
 const sessionOf = (id: number) => Math.floor(id / TURN_SEQ_SPAN);
@@ -56,7 +63,9 @@ export function readWords(db: Db, a: SearchArgs): WordReads | null {
   });
   const n = Math.max(1, totalTurns(db));
   const idf = reads.map((r) => Math.log(1 + n / Math.max(1, r.rows)));
-  return { clauses, reads, sessions, idf };
+  const commonSet = commonClauses(db, clauses, a.common ?? COMMON_RULE);
+  const common = clauses.map((_, i) => commonSet.has(i));
+  return { clauses, reads, sessions, idf, common };
 }
 
 /** Whether session `s` holds clause `i`: a turn of it does, or the word is frequent. */
@@ -104,7 +113,8 @@ export function sessionHits(
   const turns = new Map<number, { score: number; holds: Set<number> }>();
   const best = new Map<number, Float64Array>(top.map((s) => [s, new Float64Array(k)]));
   r.clauses.forEach((c, i) => {
-    if (r.reads[i].frequent) return; // held, but neither scored nor walked
+    // a frequent word is held, but neither scored nor walked; a common one is not scored
+    if (r.reads[i].frequent || r.common[i]) return;
     for (const [id, score] of clauseScoresIn(db, c, top, TIER_READ_CAP)) {
       let t = turns.get(id);
       if (!t) turns.set(id, t = { score: 0, holds: new Set() });
@@ -120,23 +130,33 @@ export function sessionHits(
     l.push(id);
     bySession.set(sessionOf(id), l);
   }
-  const cands = new Map<number, Candidate>();
-  const scored: { score: number; hits: Hit[] }[] = [];
+  // every session's picks fetched at once; a session whose pick the scope or filters refuse
+  // gives way to its other turns that pass
+  const picks = new Map(top.map((s) => [s, cover(bySession.get(s) ?? [], turns, k)]));
+  const cands = new Map(
+    candidatesByIds(db, [...picks.values()].flat(), a.vis, a.filters).map((c) => [c.id, c]),
+  );
+  const chosenOf = new Map<number, Candidate[]>();
+  const all: Candidate[] = [];
   for (const s of top) {
     const ids = bySession.get(s) ?? [];
-    let pick = cover(ids, turns, k);
-    const got = candidatesByIds(db, pick, a.vis, a.filters);
-    for (const c of got) cands.set(c.id, c);
-    if (got.length < pick.length) {
-      // a turn the scope or filters refuse gives way to the session's others that pass
+    let pick = picks.get(s)!;
+    if (pick.some((id) => !cands.has(id))) {
       const rest = candidatesByIds(db, ids.filter((id) => !pick.includes(id)), a.vis, a.filters);
       for (const c of rest) cands.set(c.id, c);
       pick = cover(ids.filter((id) => cands.has(id)), turns, k);
     }
     const chosen = pick.map((id) => cands.get(id)).filter((c): c is Candidate => !!c);
-    if (!chosen.length) continue;
     for (const c of chosen) c.relevance = turns.get(c.id)!.score;
-    const hits = withEntities(db, chosen, a.query, a.weights);
+    chosenOf.set(s, chosen);
+    all.push(...chosen);
+  }
+  // the entity bonus of every turn shown, in one read of their entities
+  const withEnt = new Map(withEntities(db, all, a.query, a.weights).map((h) => [h.turn_id, h]));
+  const scored: { score: number; hits: Hit[] }[] = [];
+  for (const s of top) {
+    const hits = chosenOf.get(s)!.map((c) => withEnt.get(c.id)!);
+    if (!hits.length) continue;
     const b = best.get(s)!;
     let score = 0;
     for (let i = 0; i < k; i++) score += b[i];
@@ -220,7 +240,8 @@ export function anyWordHits(
   if (!sum.size) return [];
   const ids = [...sum.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])
     .slice(0, a.pool ?? SEARCH_POOL).map(([id]) => id);
-  const bm25 = bm25Among(db, used.map((i) => r.clauses[i]).join(" OR "), ids);
+  const scored = used.filter((i) => !r.common[i]).map((i) => r.clauses[i]);
+  const bm25 = scored.length ? bm25Among(db, scored.join(" OR "), ids) : new Map<number, number>();
   const cands = candidatesByIds(db, ids, a.vis, a.filters);
   for (const c of cands) {
     c.relevance = (bm25.get(c.id) ?? 0) + TIER_ANY_HELD_WEIGHT * (sum.get(c.id) ?? 0);

@@ -145,6 +145,21 @@ function nearerOldEnd(db: Db, id: number): boolean {
   return hi <= lo || id - lo < hi - id;
 }
 
+/**
+ * Whether a read of the rowids from `lo` to `hi` walks less from the index's oldest row (FTS5
+ * seeks to neither bound: forwards it walks every row below `lo`, backwards every row above
+ * `hi`).
+ */
+function walkUp(db: Db, lo: number, hi: number): boolean {
+  const min =
+    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  const max =
+    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  return Math.max(0, lo - min) <= Math.max(0, max - hi);
+}
+
 /** The rowids `match` holds from `from` to `to`, oldest first (FTS5 walks from its oldest row). */
 function upFrom(db: Db, match: string, from: number, to: number): IterableIterator<[number]> {
   return cachedArrays(
@@ -421,8 +436,8 @@ export interface ClauseTurns {
 
 /**
  * The rows holding one clause between `lo` and `hi` when there are at most `cap` of them, else
- * `frequent` and none: counted first inside SQLite (a count walks FTS5's doclist and hands
- * nothing back, several times cheaper a row than reading it), then read in FTS5's own order.
+ * `frequent` and none: one read of at most `cap + 1` rowids, walked from the index's nearer
+ * end.
  */
 export function clauseTurns(
   db: Db,
@@ -431,16 +446,15 @@ export function clauseTurns(
   hi: number,
   cap: number,
 ): ClauseTurns {
-  const [n] = cachedArrays(
-    db,
-    `SELECT count(*) FROM (SELECT 1 FROM turns_fts
-       WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?)`,
-  ).get(clause, lo, hi, cap + 1) as unknown as [number];
-  if (n > cap) return { ids: [], rows: n, frequent: true };
+  // from the index's nearer end: a project's range in the newer half is walked backwards; one
+  // walk (a count first would walk the rows outside the range twice)
+  const order = walkUp(db, lo, hi) ? "" : "ORDER BY rowid DESC";
   const ids = (cachedArrays(
     db,
-    "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
-  ).all(clause, lo, hi) as unknown as [number][]).map((r) => r[0]);
+    `SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? ${order}
+     LIMIT ?`,
+  ).all(clause, lo, hi, cap + 1) as unknown as [number][]).map((r) => r[0]);
+  if (ids.length > cap) return { ids: [], rows: ids.length, frequent: true };
   return { ids, rows: ids.length, frequent: false };
 }
 
@@ -457,12 +471,13 @@ export function clauseScoresIn(
   if (!sessions.length) return [];
   const lo = turnId(Math.min(...sessions), 0);
   const hi = turnId(Math.max(...sessions) + 1, 0) - 1;
+  const order = walkUp(db, lo, hi) ? "" : "ORDER BY rowid DESC";
   return cachedArrays(
     db,
     `SELECT rowid, -bm25(turns_fts) FROM turns_fts
      WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
        AND rowid / ${TURN_SEQ_SPAN} IN (SELECT value FROM json_each(?))
-     LIMIT ?`,
+     ${order} LIMIT ?`,
   ).all(clause, lo, hi, JSON.stringify(sessions), cap) as unknown as [number, number][];
 }
 
@@ -477,16 +492,18 @@ export function clauseRowsUpTo(db: Db, clause: string, lo: number, hi: number, c
 /** FTS5's BM25 of `match` (clauses joined by AND or OR) for those of `ids` that hold it. */
 export function bm25Among(db: Db, match: string, ids: number[]): Map<number, number> {
   if (!ids.length) return new Map();
+  const lo = Math.min(...ids);
+  const hi = Math.max(...ids);
+  // walked from the index's nearer end, stopped by the LIMIT at the far one of `ids`
+  const order = walkUp(db, lo, hi) ? "ASC" : "DESC";
   return new Map(
     cachedArrays(
       db,
       `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
-       WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
-       ORDER BY rowid DESC LIMIT ?`,
-    ).all(match, Math.max(...ids), JSON.stringify(ids), ids.length) as unknown as [
-      number,
-      number,
-    ][],
+       WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
+         AND +rowid IN (SELECT value FROM json_each(?))
+       ORDER BY rowid ${order} LIMIT ?`,
+    ).all(match, lo, hi, JSON.stringify(ids), ids.length) as unknown as [number, number][],
   );
 }
 
