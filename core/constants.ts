@@ -187,6 +187,11 @@ export const TIER_SESSIONS_SCORED = 20;
  * (chosen by the quality bench's questions: 0 / 0.5 / 1 / 2, docs/design/search.md).
  */
 export const TIER_ANY_HELD_WEIGHT = 1;
+/**
+ * Search: the turns holding any of the words scored by BM25 and the entity bonus, the best by
+ * their words' idf sum (50, 20 and 200 ranked the bench's queries alike; 50 spares the work).
+ */
+export const TIER_ANY_POOL = 50;
 /** Search: a session holding every word across its turns is shown by at most this many. */
 export const TIER_SESSION_TURNS = 3;
 /**

@@ -22,8 +22,8 @@ import {
 import { totalTurns } from "../store/entities_sql.ts";
 import { ftsKeepsPositions } from "../store/fts_pages.ts";
 import {
-  SEARCH_POOL,
   TIER_ANY_HELD_WEIGHT,
+  TIER_ANY_POOL,
   TIER_READ_CAP,
   TIER_SESSION_TURNS,
   TIER_SESSIONS_SCORED,
@@ -211,7 +211,7 @@ function cover(
 }
 
 /**
- * Turns holding any of the words, best first, `limit` at most: the SEARCH_POOL turns whose
+ * Turns holding any of the words, best first, `limit` at most: the TIER_ANY_POOL turns whose
  * words' idf add up highest, then ranked by FTS5's BM25 of those words joined by OR (BM25 adds
  * up over them: a rare word counts for much), plus TIER_ANY_HELD_WEIGHT times that idf sum (a
  * turn holding more of the rare words outranks a shorter one holding fewer), plus the entity
@@ -239,7 +239,7 @@ export function anyWordHits(
   for (const i of used) for (const id of reads[i].ids) sum.set(id, (sum.get(id) ?? 0) + r.idf[i]);
   if (!sum.size) return [];
   const ids = [...sum.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])
-    .slice(0, a.pool ?? SEARCH_POOL).map(([id]) => id);
+    .slice(0, TIER_ANY_POOL).map(([id]) => id);
   const scored = used.filter((i) => !r.common[i]).map((i) => r.clauses[i]);
   const bm25 = scored.length ? bm25Among(db, scored.join(" OR "), ids) : new Map<number, number>();
   const cands = candidatesByIds(db, ids, a.vis, a.filters);

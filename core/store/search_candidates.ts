@@ -151,13 +151,19 @@ function nearerOldEnd(db: Db, id: number): boolean {
  * `hi`).
  */
 function walkUp(db: Db, lo: number, hi: number): boolean {
+  const { min, max } = indexEnds(db);
+  return Math.max(0, lo - min) <= Math.max(0, max - hi);
+}
+
+/** The index's oldest and newest rowids. */
+function indexEnds(db: Db): { min: number; max: number } {
   const min =
     (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
       .v ?? 0;
   const max =
     (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
       .v ?? 0;
-  return Math.max(0, lo - min) <= Math.max(0, max - hi);
+  return { min, max };
 }
 
 /** The rowids `match` holds from `from` to `to`, oldest first (FTS5 walks from its oldest row). */
@@ -436,8 +442,8 @@ export interface ClauseTurns {
 
 /**
  * The rows holding one clause between `lo` and `hi` when there are at most `cap` of them, else
- * `frequent` and none: one read of at most `cap + 1` rowids, walked from the index's nearer
- * end.
+ * `frequent` and none: at most `cap + 1` rowids read, walked from the index's nearer end
+ * (over the whole index, counted first).
  */
 export function clauseTurns(
   db: Db,
@@ -446,9 +452,18 @@ export function clauseTurns(
   hi: number,
   cap: number,
 ): ClauseTurns {
-  // from the index's nearer end: a project's range in the newer half is walked backwards; one
-  // walk (a count first would walk the rows outside the range twice)
+  // from the index's nearer end: a project's range in the newer half is walked backwards
   const order = walkUp(db, lo, hi) ? "" : "ORDER BY rowid DESC";
+  const ends = indexEnds(db);
+  if (lo <= ends.min && hi >= ends.max) {
+    // the whole index: counting first spares handing a frequent word's rows to JavaScript (a
+    // narrower range is read once: a count would walk the rows outside it twice)
+    const [n] = cachedArrays(
+      db,
+      "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+    ).get(clause, cap + 1) as unknown as [number];
+    if (n > cap) return { ids: [], rows: n, frequent: true };
+  }
   const ids = (cachedArrays(
     db,
     `SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? ${order}
