@@ -28,6 +28,8 @@ const HELP = `deno task bench [options]
   --rebuild-corpus    rebuild the corpus even when a cached one matches
   --real DIR          real transcripts (a folder holding projects/) for the recall section
                       (default: the shared bench corpus, unpacked once into bench/out/real)
+  --real-other DIR    real transcripts of other projects for the quality section (default:
+                      the shared other-projects tarball, unpacked once into bench/out/real-other)
   --out FILE          JSON report (default bench/out/latest.json)
 `;
 
@@ -53,6 +55,7 @@ async function main(): Promise<number> {
       source: { type: "string" },
       "rebuild-corpus": { type: "boolean" },
       real: { type: "string" },
+      "real-other": { type: "string" },
       out: { type: "string" },
       help: { type: "boolean", short: "h" },
     },
@@ -71,6 +74,7 @@ async function main(): Promise<number> {
     halfRuns: positiveInt(values["half-runs"], "half-runs", 1),
     rebuildCorpus: values["rebuild-corpus"] === true,
     real: values.real ? resolve(values.real) : undefined,
+    realOther: values["real-other"] ? resolve(values["real-other"]) : undefined,
   };
   const wanted = (values.only ?? []).flatMap((s) => s.split(",")).map((s) => s.trim()).filter(
     Boolean,

@@ -14,7 +14,16 @@ import { sessionHeader } from "../core/sessions/list.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import { type Hit, hitDoc, runSearch, type TitleHit } from "../core/recall/search.ts";
+import {
+  type Hit,
+  hitDoc,
+  type MatchKind,
+  NO_FILTERED_REASON,
+  NO_TURN_REASON,
+  NO_WORD_REASON,
+  runSearch,
+  type TitleHit,
+} from "../core/recall/search.ts";
 import type { Candidate } from "../core/store/search_candidates.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
@@ -65,9 +74,48 @@ export function onWordBoundaries(excerpt: string, clipped: Hit["clipped"]): stri
 const WORD_SLACK = 40;
 
 /**
- * The terminal form: one header per session (in the order of its best hit), its hits under
- * it, each labelled; a record archived twice (a resumed session copies earlier turns) once;
- * excerpts cut on word boundaries, the query's words in bold.
+ * The line printed before a group of further answers (docs/guide: "When no turn holds every
+ * word"); the spec's own answer, turns holding every word, comes first and has none.
+ */
+export const GROUP_LINES: Record<MatchKind, string | null> = {
+  all_words_turn: null,
+  all_words_session: "-- sessions that hold every word across their turns --",
+  any_word: "-- turns that hold some of the words, rarer words weighing more --",
+};
+
+/** The hits cut into their match groups, in order, each with the line that heads it. */
+function groups(hits: Hit[]): { line: string | null; hits: Hit[] }[] {
+  const out: { line: string | null; hits: Hit[] }[] = [];
+  for (const h of hits) {
+    const last = out.at(-1);
+    const m = h.match ?? "all_words_turn";
+    if (last && (last.hits[0].match ?? "all_words_turn") === m) last.hits.push(h);
+    else out.push({ line: GROUP_LINES[m], hits: [h] });
+  }
+  return out;
+}
+
+/** The plain form (a pipe or a file): two lines a hit, a line before each further group. */
+function plainHits(hits: Hit[]): Chunk[] {
+  const out: Chunk[] = [];
+  for (const g of groups(hits)) {
+    if (g.line) out.push(g.line + "\n");
+    for (const h of g.hits) {
+      out.push(
+        `${h.turn_id}  ${day(h.ts)}  #${h.session_no}  ${basename(h.session_key)}  ${
+          h.project ?? "-"
+        }${h.sidechain ? "  (subagent)" : ""}\n    ${h.excerpt}\n`,
+      );
+    }
+  }
+  return out;
+}
+
+/**
+ * The terminal form: the match groups in order, each after its line; in each, one header per
+ * session (in the order of its best hit), its hits under it, each labelled; a record archived
+ * twice (a resumed session copies earlier turns) once; excerpts cut on word boundaries, the
+ * query's words in bold.
  */
 function terminalHits(
   hits: Hit[],
@@ -75,7 +123,22 @@ function terminalHits(
   bold: boolean,
   columns: number | null,
 ): Chunk[] {
+  const out: Chunk[] = [];
   const seen = new Set<string>();
+  for (const g of groups(hits)) {
+    if (g.line) out.push(emphasized(g.line, [], bold), "\n");
+    out.push(...terminalGroup(g.hits, terms, bold, seen, columns));
+  }
+  return out;
+}
+
+function terminalGroup(
+  hits: Hit[],
+  terms: string[],
+  bold: boolean,
+  seen: Set<string>,
+  columns: number | null,
+): Chunk[] {
   const bySession = new Map<string, Hit[]>();
   for (const h of hits) {
     const key = h.candidate.uuid ?? `turn ${h.turn_id}`;
@@ -108,12 +171,17 @@ const help: CommandHelp = {
     SINCE,
     UNTIL,
     ["--limit <n>", "how many hits (default 10, at most 50)"],
+    [
+      "--strict",
+      "only turns holding every word: no sessions holding them across turns, no partial matches",
+    ],
     RAW,
     JSON_OPTION,
   ],
   examples: [
     "terminus search SearchManager retry",
     "terminus search --path src/main.ts --project '*'",
+    "terminus search --strict retry budget",
   ],
 };
 
@@ -122,7 +190,7 @@ export const command: Command = {
   help,
   wordsMayLookLikeOptions: true,
   usage:
-    "terminus search [<words>...] [--project <path>] [--tool <name>] [--kind <type>] [--prompts] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--raw] [--json]",
+    "terminus search [<words>...] [--project <path>] [--tool <name>] [--kind <type>] [--prompts] [--path <path>]... [--since <time>] [--until <time>] [--limit <n>] [--strict] [--raw] [--json]",
   options: {
     ...PROJECT_OPTION,
     ...BOUND_OPTIONS,
@@ -132,6 +200,7 @@ export const command: Command = {
     limit: { type: "string" },
     raw: { type: "boolean" },
     prompts: { type: "boolean" },
+    strict: { type: "boolean" },
   },
   // the record types; any other --kind is accepted and matches nothing, as the spec says
   values: { kind: ["user", "assistant", "system", "attachment", HISTORY_KIND] },
@@ -185,9 +254,10 @@ export const command: Command = {
         byTime,
         filter,
       };
-      const { hits, titles } = onlyHistory
-        ? { hits: [], titles: [] }
-        : await runSearch(o.db, { ...args, titles: true });
+      const strict = a.values.strict === true;
+      const { hits, titles, further } = onlyHistory
+        ? { hits: [], titles: [], further: null }
+        : await runSearch(o.db, { ...args, titles: true, strict });
       // the spec's shape until history is imported; then `history` holds its hits (found by
       // words only: filters select turns)
       const imported = hasHistoryTables(o.db);
@@ -201,11 +271,7 @@ export const command: Command = {
       const human: Chunk[] = [
         ...(!a.json && stdoutIsTerminal(ctx)
           ? terminalHits(hits, q.folded, boldWanted(ctx.env), terminalColumns(ctx))
-          : hits.map((h) =>
-            `${h.turn_id}  ${day(h.ts)}  #${h.session_no}  ${basename(h.session_key)}  ${
-              h.project ?? "-"
-            }${h.sidechain ? "  (subagent)" : ""}\n    ${h.excerpt}\n`
-          )),
+          : plainHits(hits)),
         ...titles.map(titleLine),
         ...historyLines,
       ];
@@ -223,10 +289,12 @@ export const command: Command = {
           `${hits.length} hit(s)${titles.length ? `, ${titles.length} session title(s)` : ""}${
             history.length ? `, ${history.length} history prompt(s)` : ""
           }`,
+          // why answers beyond turns holding every word were added (the --json reason)
+          ...(further ? [further] : []),
         ],
         reason: hits.length === 0 && history.length === 0 && titles.length === 0
-          ? (byTime ? "no turn matched the filters" : "no turn matched every word")
-          : null,
+          ? (byTime ? NO_FILTERED_REASON : strict ? NO_TURN_REASON : NO_WORD_REASON)
+          : further,
       });
     } finally {
       o.db.close();

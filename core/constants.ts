@@ -8,7 +8,7 @@ export const VERSION = "0.1.0";
 
 /** Formats kept in the store's `meta` table. */
 export const ARCHIVE_FORMAT = 1;
-export const DERIVED_SCHEMA = 4;
+export const DERIVED_SCHEMA = 5;
 /**
  * How a turn touched an entity, in the order prompt recall reads candidates: the Read, Edit or
  * Write of a path and the Grep of an identifier first, then any other mention, then a git
@@ -113,6 +113,43 @@ export const SEARCH_READ_CAP = 1_000;
  * the longest count as common (search.md, "Common clauses"; performance.md).
  */
 export const SEARCH_COMMON_PAGES = 100;
+/**
+ * Search: what a turn acting on an identifier the query names gets on top of its relevance
+ * (its Write or Edit defining it, a Grep of it, an edit of the file defining it), so the
+ * definition ranks above the turns that only mention it. Chosen by the quality bench
+ * (docs/design/search.md, "A definition outranks a mention").
+ */
+export const DEFINITION_BONUS = 10;
+/** Search: acting turns read per identifier the query names, and per file defining it. */
+export const SEARCH_ACTORS_PER_WORD = 50;
+/** Search: files (those the identifier was defined in) whose edits count as acting on it. */
+export const SEARCH_DEFINED_FILES = 5;
+/**
+ * Search's further answers (docs/design/search.md, "Further answers"): rows read per word,
+ * newest first, rowids only and counted inside SQLite, to find the sessions holding every word
+ * across their turns and, when nothing does, the turns holding any of them. A word with more
+ * rows is taken as held by the sessions older than its read, and is not scored.
+ */
+export const TIER_READ_CAP = 2_000;
+/** Search: the sessions holding every word that are scored by BM25 (the best by idf first). */
+export const TIER_SESSIONS_SCORED = 20;
+/**
+ * Search: what each held word's idf adds to a turn holding any of the words, beside its BM25
+ * (chosen by the quality bench's questions: 0 / 0.5 / 1 / 2, docs/design/search.md).
+ */
+export const TIER_ANY_HELD_WEIGHT = 1;
+/**
+ * Search: the turns holding any of the words scored by BM25 and the entity bonus, the best by
+ * their words' idf sum (50, 20 and 200 ranked the bench's queries alike; 50 spares the work).
+ */
+export const TIER_ANY_POOL = 50;
+/** Search: a session holding every word across its turns is shown by at most this many. */
+export const TIER_SESSION_TURNS = 3;
+/**
+ * Search: sessions holding every word across their turns join a first answer (turns holding
+ * every word) that has fewer hits than this. Chosen by the quality bench.
+ */
+export const TIER_SESSION_BELOW = 3;
 /**
  * Prompt recall: rows read from the index per thing a prompt names (the compacted window's
  * size), direct actions first, then newest.

@@ -49,11 +49,15 @@ export const TOOLS = [
   {
     name: "recall_search",
     description:
-      "Search this project's archived Claude Code turns by words, paths, errors or identifiers; returns ranked hits with turn ids and short excerpts.",
+      "Search this project's archived Claude Code turns by words, paths, errors or identifiers; returns ranked hits with turn ids, short excerpts and how each matched (match).",
     inputSchema: {
       type: "object",
       properties: {
-        query: { type: "string", description: "Words to find; every word must match" },
+        query: {
+          type: "string",
+          description:
+            "Words to find. Turns holding every word come first (match: all_words_turn); when few or none do, sessions holding them across turns follow (all_words_session), and when nothing holds them all, turns holding some (any_word)",
+        },
         project,
         paths: {
           type: "array",
@@ -75,6 +79,10 @@ export const TOOLS = [
           type: "integer",
           minimum: 1,
           description: `How many hits, default 10, at most ${SEARCH_LIMIT_MAX}`,
+        },
+        strict: {
+          type: "boolean",
+          description: "Only turns holding every word, nothing more (default false)",
         },
       },
       required: ["query"],

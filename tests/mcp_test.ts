@@ -242,6 +242,7 @@ Deno.test("mcp: recall_search answers as terminus search does, scoped to the ses
     assert.deepEqual(Object.keys(h), [
       "entity_score",
       "excerpt",
+      "match",
       "project",
       "record_type",
       "relevance",
@@ -409,6 +410,7 @@ Deno.test("mcp: every argument error is isError with the success document's keys
     ["recall_search", { query: "frobnicate", project: 7 }, SEARCH_KEYS],
     ["recall_search", { query: "frobnicate", tool: ["Bash"] }, SEARCH_KEYS],
     ["recall_search", { query: "frobnicate", bogus: true }, SEARCH_KEYS],
+    ["recall_search", { query: "frobnicate", strict: "yes" }, SEARCH_KEYS],
     ["recall_context", {}, CONTEXT_KEYS],
     ["recall_context", { turn_id: null }, CONTEXT_KEYS],
     ["recall_context", { turn_id: "12" }, CONTEXT_KEYS],
@@ -565,4 +567,63 @@ Deno.test("mcp: imported prompt history never reaches Claude through recall_sear
   const shared = await c.call("recall_search", { query: "frobnicate", limit: 50 });
   assert.ok((shared.doc.hits as Doc[]).length > 0);
   assert.doesNotMatch(JSON.stringify(shared.doc), /history-only-marker/);
+});
+
+Deno.test("mcp: recall_search serves the further answers terminus search gives, and strict the spec's alone", async () => {
+  const sb = await sandbox();
+  await using _sb = sb;
+  const a = new Session(sid(0x71), ALPHA, daysAgo(4));
+  a.user("the scheduler stalls under load");
+  const prose = a.assistant("The watchdog fires too early; the grace period needs to grow.");
+  const edit = a.tool("Edit", {
+    file_path: `${ALPHA}/src/kernel/sched_core.ts`,
+    old_string: "grace = 5",
+    new_string: "grace = 50",
+  });
+  a.result("The file has been updated.");
+  await a.write(sb);
+  const b = new Session(sid(0x72), ALPHA, daysAgo(3));
+  const rare = b.assistant("the frobozz cache is gone from the reader");
+  await b.write(sb);
+  await ingestSettled(sb);
+  await using c = await connect(envFor(sb), () => ALPHA);
+
+  const cli = async (q: string[], extra: string[] = []) =>
+    parseEnvelope((await cliOk(sb, ["search", ...q, "--project", ALPHA, ...extra, "--json"])).out);
+  // sessions holding every word across their turns, then turns holding some of them
+  const spread = await c.call("recall_search", { query: "sched_core.ts watchdog" });
+  assert.equal(spread.isError, false);
+  const hits = spread.doc.hits as Doc[];
+  const session = hits.filter((h) => h.match === "all_words_session").map((h) => h.turn_id);
+  assert.deepEqual(session.sort(), [turnIdOf(sb, prose), turnIdOf(sb, edit)].sort());
+  assert.match(spread.doc.reason as string, /no turn holds every word/);
+  const viaCli = await cli(["sched_core.ts", "watchdog"]);
+  assert.deepEqual(hits, (viaCli.data.hits as Doc[]).map(({ matched_on: _, ...h }) => h));
+  assert.equal(spread.doc.reason, viaCli.reason);
+
+  // nothing holds every word: turns holding some of them, the rare word first
+  const any = await c.call("recall_search", { query: "why did we drop the frobozz cache" });
+  const anyHits = any.doc.hits as Doc[];
+  assert.ok(anyHits.length > 0);
+  assert.ok(anyHits.every((h) => h.match === "any_word"));
+  assert.equal(anyHits[0].turn_id, turnIdOf(sb, rare));
+  assert.match(any.doc.reason as string, /nothing holds every word/);
+
+  // strict: the spec's answer alone, which is empty here, with its reason
+  const strict = await c.call("recall_search", { query: "sched_core.ts watchdog", strict: true });
+  assert.equal(strict.isError, false);
+  assertEmptyDoc(strict.doc, SEARCH_KEYS, "strict");
+  assert.equal(strict.doc.reason, "no turn matched every word");
+  const strictCli = await cli(["sched_core.ts", "watchdog"], ["--strict"]);
+  assert.deepEqual(strictCli.data.hits, []);
+  // a turn holding every word: all_words_turn either way
+  const whole = await c.call("recall_search", { query: "frobozz cache", strict: true });
+  assert.deepEqual((whole.doc.hits as Doc[]).map((h) => [h.turn_id, h.match]), [[
+    turnIdOf(sb, rare),
+    "all_words_turn",
+  ]]);
+  // nothing to search still finds nothing and says so
+  const none = await c.call("recall_search", { query: "///" });
+  assertEmptyDoc(none.doc, SEARCH_KEYS, "///");
+  assert.equal(none.doc.reason, "the query has no words that can be searched");
 });

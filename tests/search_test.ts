@@ -354,6 +354,7 @@ Deno.test("search: what the index finds and how a query is read", async (t) => {
       assert.deepEqual(Object.keys(h).sort(), [
         "entity_score",
         "excerpt",
+        "match",
         "matched_on",
         "project",
         "record_type",

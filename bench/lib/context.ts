@@ -48,6 +48,8 @@ export interface BenchOptions {
   rebuildCorpus: boolean;
   /** A folder holding `projects/` of real transcripts (default: the shared bench corpus). */
   real?: string;
+  /** The other projects' real transcripts (default: the shared tarball, unpacked once). */
+  realOther?: string;
 }
 
 export interface BenchContext {

@@ -6,6 +6,8 @@
 import { join } from "node:path";
 
 export const SHARED_REAL_TARBALL = "/work/shared/bench-corpus/erk-real-half.tar.zst";
+/** 116 real sessions of four other public projects (Go, TypeScript; Claude Code 1.0 to 2.1). */
+export const SHARED_OTHER_TARBALL = "/work/shared/bench-corpus/other-projects.tar.zst";
 
 function isDir(p: string): boolean {
   try {
@@ -16,9 +18,30 @@ function isDir(p: string): boolean {
 }
 
 /** A root holding `projects/`, or null (with why) when there is none to be had. */
-export async function realRoot(
+export function realRoot(
   outDir: string,
   given: string | undefined,
+): Promise<{ root: string | null; why: string }> {
+  return unpacked(outDir, given, "real", SHARED_REAL_TARBALL, "--real");
+}
+
+/**
+ * The other projects' real transcripts: a folder holding `projects/` (`--real-other DIR`), else
+ * the shared tarball unpacked once into bench/out/real-other.
+ */
+export function otherRoot(
+  outDir: string,
+  given: string | undefined,
+): Promise<{ root: string | null; why: string }> {
+  return unpacked(outDir, given, "real-other", SHARED_OTHER_TARBALL, "--real-other");
+}
+
+async function unpacked(
+  outDir: string,
+  given: string | undefined,
+  folder: string,
+  tarball: string,
+  flag: string,
 ): Promise<{ root: string | null; why: string }> {
   if (given) {
     if (!isDir(join(given, "projects"))) {
@@ -26,19 +49,19 @@ export async function realRoot(
     }
     return { root: given, why: "" };
   }
-  const root = join(outDir, "real");
+  const root = join(outDir, folder);
   if (isDir(join(root, "projects"))) return { root, why: "" };
   try {
-    Deno.statSync(SHARED_REAL_TARBALL);
+    Deno.statSync(tarball);
   } catch {
     return {
       root: null,
-      why: `no real corpus: ${SHARED_REAL_TARBALL} is missing (pass --real DIR)`,
+      why: `no real corpus: ${tarball} is missing (pass ${flag} DIR)`,
     };
   }
   Deno.mkdirSync(root, { recursive: true });
   const out = await new Deno.Command("tar", {
-    args: ["-I", "zstd", "-xf", SHARED_REAL_TARBALL, "-C", root],
+    args: ["-I", "zstd", "-xf", tarball, "-C", root],
     stdout: "null",
     stderr: "piped",
   }).output();

@@ -68,6 +68,80 @@ export function symbolsIn(text: string): string[] {
   return out;
 }
 
+/**
+ * A line that defines a name, in the languages transcripts hold: Python (`def`, `class`),
+ * TypeScript and JavaScript (`function`, `class`, `interface`, `type X =`, `enum`), Go (`func`,
+ * `func (r T) X`, `type X struct`), Rust (`fn`, `struct`, `enum`, `trait`, `mod`), Java, Kotlin,
+ * Swift, Ruby and shell (`function x`). Modifiers may come first (`export default async`,
+ * `pub(crate)`, `public static`). Only at the start of a line, so prose in a Markdown file ("the
+ * class of problems") defines nothing.
+ */
+const DEFINITION = new RegExp(
+  String
+    .raw`^[ \t]*(?:(?:export|default|declare|pub(?:\([a-z:]*\))?|async|abstract|public|private|protected|internal|static|final|sealed|open|override|unsafe|extern|inline|data|partial)[ \t]+)*` +
+    String
+      .raw`(?:def|class|function\*?|func(?:[ \t]*\([^)\n]*\))?|fn|interface|struct|enum|trait|mod|module|protocol|fun|type)` +
+    String.raw`[ \t]+([A-Za-z_$][A-Za-z0-9_$]*)`,
+  "gm",
+);
+/**
+ * A line at the top level (no indentation) that binds a name: `const X =`, `let X =`,
+ * `var X =`, `static X:` (JavaScript, TypeScript, Go, Rust), with `export` or `pub` first. Only
+ * unindented, so a function's locals (`let result = ...`) are left out.
+ */
+const BINDING = new RegExp(
+  String
+    .raw`^(?:(?:export|pub(?:\([a-z:]*\))?|declare)[ \t]+)*(?:const|let|var|static)[ \t]+(?:mut[ \t]+)?([A-Za-z_$][A-Za-z0-9_$]*)[ \t]*(?::[^=\n]*)?=`,
+  "gm",
+);
+/** Words a definition line can carry where the name would be (`type` in `type Foo`, `fn mut`). */
+const NOT_NAMES = new Set([
+  "if",
+  "for",
+  "while",
+  "return",
+  "new",
+  "class",
+  "function",
+  "struct",
+  "enum",
+  "interface",
+  "type",
+  "const",
+  "let",
+  "var",
+  "mut",
+  "self",
+  "this",
+  "the",
+  "and",
+  "that",
+  "with",
+]);
+/** The shortest name a definition is stored for. */
+const DEFINED_MIN_CHARS = 3;
+
+/**
+ * The names `text` (a Write's content, an Edit's new string) defines, in the order written:
+ * `class SearchManager`, `def load_plan`, `func (s *Store) Close`, `export const retryBudget =`.
+ */
+export function definedNames(text: string): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  const push = (raw: string) => {
+    const n = raw.replace(/\$/g, "");
+    if (n.length < DEFINED_MIN_CHARS || NOT_NAMES.has(n) || seen.has(n)) return;
+    seen.add(n);
+    out.push(n);
+  };
+  const found: { at: number; name: string }[] = [];
+  for (const m of text.matchAll(DEFINITION)) found.push({ at: m.index!, name: m[1] });
+  for (const m of text.matchAll(BINDING)) found.push({ at: m.index!, name: m[1] });
+  found.sort((a, b) => a.at - b.at);
+  for (const f of found) push(f.name);
+  return out;
+}
+
 /** Path-shaped words of a command line or query. */
 export function pathWords(text: string): string[] {
   const out: string[] = [];
@@ -113,6 +187,21 @@ function resultText(content: Json | undefined): string {
     .join("\n");
 }
 
+/** The text a Write, Edit, MultiEdit or NotebookEdit call puts into its file. */
+function writtenTexts(tool: string, input: Rec): string[] {
+  const out: string[] = [];
+  const take = (v: Json | undefined) => {
+    if (typeof v === "string" && v !== "") out.push(v);
+  };
+  if (tool === "Write") take(input.content);
+  else if (tool === "Edit") take(input.new_string);
+  else if (tool === "NotebookEdit") take(input.new_source);
+  else if (tool === "MultiEdit" && Array.isArray(input.edits)) {
+    for (const e of input.edits) take(obj(e)?.new_string);
+  }
+  return out;
+}
+
 export function extractEntities(rec: Rec): Entity[] {
   const out: Entity[] = [];
   const seen = new Map<string, Entity>();
@@ -148,6 +237,10 @@ export function extractEntities(rec: Rec): Entity[] {
       }
       if (name === "Grep" && typeof input.pattern === "string") {
         for (const s of symbolsIn(input.pattern)) add("symbol", s, ACT.direct);
+      }
+      // what a Write or an Edit defines is a direct act on that name, as a Grep of it is
+      for (const text of writtenTexts(name, input)) {
+        for (const s of definedNames(text)) add("symbol", s, ACT.direct);
       }
       if ((name === "Edit" || name === "MultiEdit")) {
         for (const f of ["old_string", "new_string"]) {

@@ -5,7 +5,13 @@
  * lookup is its own module (lookup.ts).
  */
 import type { Db } from "../store/db.ts";
-import { entitiesOf, entityDf, totalTurns } from "../store/entities_sql.ts";
+import {
+  editsOfFilesOf,
+  entitiesOf,
+  entityDf,
+  symbolActors,
+  totalTurns,
+} from "../store/entities_sql.ts";
 import {
   type Candidate,
   type CandidateReads,
@@ -18,7 +24,12 @@ import {
 import { ftsKeepsPositions } from "../store/fts_pages.ts";
 import type { Visibility } from "../store/visibility.ts";
 import { byKindValue, type Matched } from "./structural.ts";
-import { SEARCH_POOL } from "../constants.ts";
+import {
+  DEFINITION_BONUS,
+  SEARCH_ACTORS_PER_WORD,
+  SEARCH_DEFINED_FILES,
+  SEARCH_POOL,
+} from "../constants.ts";
 import { type Query, tokens } from "./query.ts";
 
 export interface Hit {
@@ -35,11 +46,27 @@ export interface Hit {
   entity_score: number;
   matched_on: { kind: string; value: string }[];
   excerpt: string;
+  /**
+   * Which answer the hit belongs to (MatchKind): the spec's every word in one turn, or a
+   * further answer added when that one is short or empty. Unset: all_words_turn.
+   */
+  match?: MatchKind;
   /** Not in the documents: whether the excerpt left text out before and after it. */
   clipped: { start: boolean; end: boolean };
   /** Not in the documents: for the injection path. */
   candidate: Candidate;
 }
+
+/**
+ * The answers a search gives, in this order (docs/design/search.md, "Further answers"):
+ * - `all_words_turn`: turns holding every word (the spec's rule; with filters alone, every
+ *   turn they pass);
+ * - `all_words_session`: sessions holding every word across their turns, each shown by the
+ *   turns that hold them;
+ * - `any_word`: when nothing holds every word, turns holding any of them, by BM25 (rarer words
+ *   weigh more).
+ */
+export type MatchKind = "all_words_turn" | "all_words_session" | "any_word";
 
 /** The entity bonus per matched entity, times its idf: the quality bench chose them. */
 export const ENTITY_WEIGHTS = { exact: 1.0, covered: 0.5 };
@@ -67,6 +94,11 @@ export interface SearchArgs {
   reads?: CandidateReads;
   /** When a clause is scored as common (COMMON_RULE by default; the benches try others). */
   common?: CommonRule;
+  /**
+   * Added to a turn that acts on an identifier the query names (defines it in a Write or Edit,
+   * Greps it, edits the file defining it); DEFINITION_BONUS by default.
+   */
+  definitionBonus?: number;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */
@@ -94,6 +126,8 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
   const pool = a.query.match ? a.pool ?? SEARCH_POOL : a.limit;
   // an index made before positions were kept again answers the words alone
   const positions = a.query.match === null || ftsKeepsPositions(db);
+  const bonus = a.definitionBonus ?? DEFINITION_BONUS;
+  const acting = a.query.match && bonus ? actingTurns(db, a.query) : new Set<number>();
   const cands = searchCandidates(
     db,
     a.query.match === null ? null : positions ? a.query.clauses : a.query.wordClauses,
@@ -106,14 +140,39 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
       readCap: a.readCap,
       reads: a.reads,
       common: a.common,
+      alsoIds: acting.size ? [...acting] : undefined,
     },
   );
   if (cands.length === 0) return [];
+  const hits = withEntities(db, cands, a.query, a.weights);
+  if (acting.size) {
+    // a turn acting on the identifier ranks above the turns that only carry it
+    for (const h of hits) {
+      if (!acting.has(h.turn_id)) continue;
+      h.relevance += bonus;
+      h.entity_score += bonus;
+    }
+  }
+  if (a.query.match) hits.sort(compareHits); // else already newest first
+  return hits.slice(0, a.limit);
+}
+
+/**
+ * Hits for candidates, each with the entity bonus: per stored entity whose words the query
+ * covers, its idf times `weights.exact` when the query spells exactly it, `covered` when it
+ * only covers it.
+ */
+export function withEntities(
+  db: Db,
+  cands: Candidate[],
+  query: Query,
+  weights?: { exact: number; covered: number },
+): Hit[] {
   const ents = entitiesOf(db, cands.map((c) => c.id));
-  const groups = a.query.groups.map((g) => new Set(g));
+  const groups = query.groups.map((g) => new Set(g));
   const idf = idfOf(db);
-  const w = a.weights ?? ENTITY_WEIGHTS;
-  const hits: Hit[] = cands.map((c) => {
+  const w = weights ?? ENTITY_WEIGHTS;
+  return cands.map((c) => {
     let score = 0;
     const matched: Matched[] = [];
     for (const e of ents.get(c.id) ?? []) {
@@ -128,8 +187,25 @@ export function rank(db: Db, a: SearchArgs): Hit[] {
     matched.sort(byKindValue);
     return hitFrom(c, c.relevance + score, score, matched);
   });
-  if (a.query.match) hits.sort(compareHits); // else already newest first
-  return hits.slice(0, a.limit);
+}
+
+/**
+ * The turns acting on an identifier the query names as typed (a stored symbol): the Writes and
+ * Edits defining it and the Greps of it, then the Writes and Edits of the files it was defined
+ * in; at most SEARCH_ACTORS_PER_WORD of each per word.
+ */
+function actingTurns(db: Db, q: Query): Set<number> {
+  const out = new Set<number>();
+  for (const t of q.terms) {
+    if (t.length < 3) continue;
+    const actors = symbolActors(db, t, SEARCH_ACTORS_PER_WORD);
+    if (!actors.length) continue;
+    for (const id of actors) out.add(id);
+    for (const id of editsOfFilesOf(db, actors, SEARCH_DEFINED_FILES, SEARCH_ACTORS_PER_WORD)) {
+      out.add(id);
+    }
+  }
+  return out;
 }
 
 /** A hit for a candidate turn, its excerpt (and title) filled in later. */
@@ -151,6 +227,7 @@ export function hitFrom(
     relevance,
     entity_score: score,
     matched_on: matched,
+    match: "all_words_turn",
     excerpt: "",
     clipped: { start: false, end: false },
     candidate: c,
@@ -170,6 +247,7 @@ export function hitDoc(h: Hit, withMatched: boolean): Record<string, unknown> {
     sidechain: h.sidechain,
     relevance: h.relevance,
     entity_score: h.entity_score,
+    match: h.match ?? "all_words_turn",
     excerpt: h.excerpt,
   };
   if (withMatched) d.matched_on = h.matched_on;

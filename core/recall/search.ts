@@ -9,11 +9,24 @@ import { startReader } from "../store/reader.ts";
 import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { excerptFor } from "./excerpt.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
+import { anyWordHits, readWords, sessionHits } from "./further.ts";
+import { TIER_SESSION_BELOW, TURN_SEQ_SPAN } from "../constants.ts";
 
-export { type Hit, hitDoc } from "./rank.ts";
+export { type Hit, hitDoc, type MatchKind } from "./rank.ts";
 export { type TitleHit } from "./titles.ts";
 
 type Args = SearchArgs & { filter: (s: string) => string };
+
+/** How a search answers beyond the spec's own rule (the defaults are the build's). */
+export interface FurtherArgs {
+  /** The spec's answer alone: turns holding every word (`--strict`, MCP `strict`). */
+  strict?: boolean;
+  /**
+   * Sessions holding every word across their turns join a first answer with fewer hits than
+   * this (TIER_SESSION_BELOW by default; the quality bench tries others). 0: only an empty one.
+   */
+  sessionBelow?: number;
+}
 
 export function search(db: Db, a: Args): Hit[] {
   const top = searchHits(db, a);
@@ -55,6 +68,54 @@ export interface SearchAnswer {
   titles: TitleHit[];
   /** Why there is nothing to show, or null. */
   reason: string | null;
+  /** Why answers beyond the spec's own were added (hits whose `match` is not all_words_turn). */
+  further: string | null;
+}
+
+export const NO_TURN_REASON = "no turn matched every word";
+export const NO_WORD_REASON = "no turn matched any of the words";
+export const NO_FILTERED_REASON = "no turn matched the filters";
+
+/**
+ * The turn hits, ranked and titled, their excerpts still empty: the spec's answer (turns
+ * holding every word) first, then, unless `strict`, the further answers it calls for
+ * (docs/design/search.md, "Further answers"), and why they were added.
+ */
+export function answerHits(db: Db, a: Args & FurtherArgs): { hits: Hit[]; further: string | null } {
+  const first = rank(db, a);
+  let hits = first;
+  let further: string | null = null;
+  const below = a.sessionBelow ?? TIER_SESSION_BELOW;
+  if (!a.strict && a.query.match && first.length < Math.max(1, below) && first.length < a.limit) {
+    const reads = readWords(db, a);
+    if (reads) {
+      const shown = new Set(first.map((h) => Math.floor(h.turn_id / TURN_SEQ_SPAN)));
+      const sessions = sessionHits(db, a, reads, shown, a.limit - first.length);
+      hits = [...first, ...sessions];
+      // no turn holds every word: turns holding some of them fill what the sessions left
+      if (first.length === 0 && hits.length < a.limit) {
+        const had = new Set(hits.map((h) => h.turn_id));
+        const any = anyWordHits(db, a, reads, a.limit).filter((h) => !had.has(h.turn_id));
+        hits.push(...any.slice(0, a.limit - hits.length));
+      }
+      const kinds = new Set(hits.map((h) => h.match));
+      if (kinds.has("all_words_session") && first.length) {
+        further =
+          `only ${first.length} turn(s) hold every word; then sessions that hold every word across their turns (match: all_words_session)`;
+      } else if (kinds.has("all_words_session") && kinds.has("any_word")) {
+        further =
+          "no turn holds every word; first the sessions holding them across their turns (match: all_words_session), then turns holding some of them, rarer words weighing more (match: any_word)";
+      } else if (kinds.has("all_words_session")) {
+        further =
+          "no turn holds every word; these sessions hold them across their turns (match: all_words_session)";
+      } else if (kinds.has("any_word")) {
+        further =
+          "nothing holds every word; these turns hold some of them, rarer words weighing more (match: any_word)";
+      }
+    }
+  }
+  annotateTitles(db, hits, a.filter);
+  return { hits, further };
 }
 
 /**
@@ -63,19 +124,21 @@ export interface SearchAnswer {
  */
 export async function runSearch(
   db: Db,
-  a: Args & { titles: boolean },
+  a: Args & FurtherArgs & { titles: boolean },
 ): Promise<SearchAnswer> {
   // compiled off the main thread while the query runs (validated and set up: V8 compiles
   // each function at its first call); a search with no hit wastes only that
   startReader();
-  const hits = searchHits(db, a);
+  const { hits, further } = answerHits(db, a);
   const titles = a.titles ? searchTitles(db, a) : [];
   if (readsBlocks(hits)) await initReader();
   cutExcerpts(db, hits, a);
   const reason = hits.length || titles.length
     ? null
-    : a.query.match
-    ? "no turn matched every word"
-    : "no turn matched the filters";
-  return { hits, titles, reason };
+    : !a.query.match
+    ? NO_FILTERED_REASON
+    : a.strict
+    ? NO_TURN_REASON
+    : NO_WORD_REASON;
+  return { hits, titles, reason, further };
 }

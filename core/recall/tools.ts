@@ -60,6 +60,13 @@ function optString(a: Args, k: string): string | undefined {
   return v;
 }
 
+function flag(a: Args, k: string): boolean {
+  const v = a[k];
+  if (v === undefined || v === null) return false;
+  if (typeof v !== "boolean") throw new Misuse(`${k} must be true or false`);
+  return v;
+}
+
 function count(a: Args, k: string): number | undefined {
   const v = a[k];
   if (v === undefined || v === null) return undefined;
@@ -129,7 +136,17 @@ async function answer(
 export function recallSearch(getEnv: () => ToolEnv, args: unknown): Promise<ToolAnswer> {
   const empty = (reason: string) => ({ hits: [], reason });
   return answer(async () => {
-    const a = check(args, ["query", "project", "paths", "tool", "kind", "since", "until", "limit"]);
+    const a = check(args, [
+      "query",
+      "project",
+      "paths",
+      "tool",
+      "kind",
+      "since",
+      "until",
+      "limit",
+      "strict",
+    ]);
     if (a.query === undefined || a.query === null) throw new Misuse("query is required");
     if (typeof a.query !== "string") throw new Misuse("query must be a string");
     if (a.query.trim() === "") throw new Misuse("query is empty");
@@ -148,20 +165,23 @@ export function recallSearch(getEnv: () => ToolEnv, args: unknown): Promise<Tool
     const limitArg = count(a, "limit");
     if (limitArg === 0) throw new Misuse("limit must be at least 1");
     const limit = Math.min(limitArg ?? SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX);
+    const strict = flag(a, "strict");
     const q = parseQuery(a.query);
     if (!q.match) return empty(NO_WORDS_REASON);
     return await withStore(getEnv, project, empty, async (db, vis, env) => {
       // the search `terminus search` runs; Claude is handed turns, never session titles
-      const { hits, reason: none } = await runSearch(db, {
+      const { hits, reason: none, further } = await runSearch(db, {
         query: q,
         vis,
         filters: { tool, kind, paths, since, until },
         limit,
         filter: egress(env.cfg.privacy.redactRecall),
         titles: false,
+        strict,
       });
-      // the first that applies: why it is empty, a lowered limit, a cut query
-      const reason = none ??
+      // the first that applies: why it is empty, why further answers were added, a lowered
+      // limit, a cut query
+      const reason = none ?? further ??
         (limitArg !== undefined && limitArg > SEARCH_LIMIT_MAX
           ? `limit lowered to ${SEARCH_LIMIT_MAX}`
           : q.truncated

@@ -126,3 +126,47 @@ export function pathsNamed(db: Db, name: string, limit: number): string[] {
     path: string;
   }[]).map((r) => r.path);
 }
+
+/**
+ * The turns that act on a stored identifier: a Write or Edit whose body defines it, a Grep of
+ * it (its `symbol` entity with act direct), newest first, at most `cap`, read from the
+ * (kind, value, act, turn_id DESC) index in its own order.
+ */
+export function symbolActors(db: Db, value: string, cap: number): number[] {
+  if (!hasActColumn(db)) return [];
+  return (cachedArrays(
+    db,
+    "SELECT turn_id FROM entities WHERE kind = 'symbol' AND value = ? AND act = ? ORDER BY turn_id DESC LIMIT ?",
+  ).all(value, ENTITY_ACT.direct, cap) as unknown as [number][]).map((r) => r[0]);
+}
+
+/** The tools that write a file: their turns edit the file their path names. */
+const WRITING_TOOLS = "('Write', 'Edit', 'MultiEdit', 'NotebookEdit')";
+
+/**
+ * The turns that Write or Edit a file one of `ids` wrote to (the file that holds a definition),
+ * newest first, at most `cap` per file and `files` files.
+ */
+export function editsOfFilesOf(db: Db, ids: number[], files: number, cap: number): number[] {
+  if (!ids.length || !hasActColumn(db)) return [];
+  const paths = (cachedArrays(
+    db,
+    // by the turns' own rows (entities_turn): the planner would walk every path otherwise
+    `SELECT DISTINCT e.value FROM turns t JOIN entities e INDEXED BY entities_turn
+       ON e.turn_id = t.id
+     WHERE t.id IN (SELECT value FROM json_each(?)) AND t.tool_name IN ${WRITING_TOOLS}
+       AND e.kind = 'path' AND e.act = ?
+     LIMIT ?`,
+  ).all(JSON.stringify(ids), ENTITY_ACT.direct, files) as unknown as [string][]).map((r) => r[0]);
+  const out: number[] = [];
+  const edits = cachedArrays(
+    db,
+    `SELECT e.turn_id FROM entities e JOIN turns t ON t.id = e.turn_id
+     WHERE e.kind = 'path' AND e.value = ? AND e.act = ? AND t.tool_name IN ${WRITING_TOOLS}
+     ORDER BY e.turn_id DESC LIMIT ?`,
+  );
+  for (const p of paths) {
+    for (const [id] of edits.all(p, ENTITY_ACT.direct, cap) as unknown as [number][]) out.push(id);
+  }
+  return out;
+}

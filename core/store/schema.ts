@@ -114,7 +114,9 @@ CREATE TABLE IF NOT EXISTS runs (
  * search index `detail=column`; schema 4 made it `detail=full` again (BM25 scores and phrases
  * need its counts and positions) and changed what it holds (no boilerplate, no result copies),
  * added how each entity was touched (`entities.act`, by ALTER, so an evicted session keeps its
- * rows) and the path segment table `path_names`.
+ * rows) and the path segment table `path_names`. Schema 5 changed what the entities hold, not
+ * their shape: the names a Write or an Edit defines (`class X`, `def x`, `func X`) are symbols
+ * acted on directly, so every session is derived again and none of its tables is dropped.
  */
 export const DERIVED_SHAPE_SINCE: Record<string, number> = {
   turns: 1,

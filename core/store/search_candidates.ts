@@ -4,7 +4,7 @@
  * Every read takes a `Visibility` so exclusion binds it.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
-import { SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.ts";
+import { SEARCH_COMMON_PAGES, SEARCH_READ_CAP, TURN_SEQ_SPAN } from "../constants.ts";
 import { turnId } from "./ids.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import { clausePages, ftsSegments } from "./fts_pages.ts";
@@ -104,6 +104,12 @@ export interface CandidateOptions {
   readCap?: number;
   reads?: CandidateReads;
   common?: CommonRule;
+  /**
+   * Turns to rank beside the read's window whatever their age (the definitions of a stored
+   * identifier the query names): those that hold every clause and pass the scope and filters
+   * join the candidates, scored as the window's are.
+   */
+  alsoIds?: number[];
 }
 
 /**
@@ -137,6 +143,27 @@ function nearerOldEnd(db: Db, id: number): boolean {
     (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
       .v ?? 0;
   return hi <= lo || id - lo < hi - id;
+}
+
+/**
+ * Whether a read of the rowids from `lo` to `hi` walks less from the index's oldest row (FTS5
+ * seeks to neither bound: forwards it walks every row below `lo`, backwards every row above
+ * `hi`).
+ */
+function walkUp(db: Db, lo: number, hi: number): boolean {
+  const { min, max } = indexEnds(db);
+  return Math.max(0, lo - min) <= Math.max(0, max - hi);
+}
+
+/** The index's oldest and newest rowids. */
+function indexEnds(db: Db): { min: number; max: number } {
+  const min =
+    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  const max =
+    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
+      .v ?? 0;
+  return { min, max };
 }
 
 /** The rowids `match` holds from `from` to `to`, oldest first (FTS5 walks from its oldest row). */
@@ -175,51 +202,16 @@ export function searchCandidates(
 ): Candidate[] {
   const readCap = o.readCap ?? SEARCH_READ_CAP;
   const reads = o.reads;
-  const w = visibleWhere(vis);
-  const where = [w.sql];
-  const params: (string | number)[] = [...w.params];
-  if (f.kind) {
-    where.push("t.record_type = ?");
-    params.push(f.kind);
-  }
-  if (f.tool) {
-    where.push(
-      "EXISTS (SELECT 1 FROM entities e WHERE e.turn_id = t.id AND e.kind = 'tool' AND e.value = ?)",
-    );
-    params.push(f.tool);
-  }
-  if (f.paths && f.paths.length) {
-    where.push(
-      `EXISTS (SELECT 1 FROM paths p WHERE p.turn_id = t.id AND p.path IN (${
-        f.paths.map(() => "?").join(",")
-      }))`,
-    );
-    params.push(...f.paths);
-  }
-  if (f.since) {
-    where.push("t.ts IS NOT NULL AND t.ts >= ?");
-    params.push(f.since);
-  }
-  if (f.until) {
-    where.push("t.ts IS NOT NULL AND t.ts <= ?");
-    params.push(f.until);
-  }
-  if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
-  // what a person typed (is_typed): no tool result, compaction summary, harness text or
-  // subagent prompt, which Claude Code all files as user records too
-  if (f.prompts) where.push("t.is_typed = 1");
-  // bounds on the id go on the index's rowid too, where FTS5 seeks rather than filters
-  const idLo = f.sessionNo != null ? turnId(f.sessionNo, 0) : null;
-  const idHi = f.sessionNo != null ? turnId(f.sessionNo + 1, 0) - 1 : null;
-  const maxId = f.maxId !== undefined ? Math.min(f.maxId, idHi ?? Number.MAX_SAFE_INTEGER) : idHi;
+  const { where, params } = filterWhere(vis, f);
+  const bounds = idBounds(f);
   if (clauses === null || clauses.length === 0) {
-    if (idLo !== null) {
+    if (bounds.lo !== null) {
       where.push("t.id >= ?");
-      params.push(idLo);
+      params.push(bounds.lo);
     }
-    if (maxId !== null) {
+    if (bounds.hi !== null) {
       where.push("t.id <= ?");
-      params.push(maxId);
+      params.push(bounds.hi);
     }
     params.push(pool);
     return (cachedArrays(
@@ -232,35 +224,11 @@ export function searchCandidates(
        LIMIT ?`,
     ).all(...params) as unknown as unknown[][]).map((r) => toCandidate(r));
   }
-  // a project's turns lie between its first and last session's ids: the read is bounded to that
-  // range (FTS5 still walks to it from the newest end: it seeks to neither bound)
-  let lo = idLo ?? 0;
-  let hi = maxId ?? Number.MAX_SAFE_INTEGER;
-  if (vis.project !== null) {
-    const span = cached(
-      db,
-      "SELECT min(session_no) AS lo, max(session_no) AS hi FROM session_meta WHERE project = ?",
-    ).get(vis.project) as { lo: number | null; hi: number | null };
-    if (span.lo === null || span.hi === null) return [];
-    lo = Math.max(lo, turnId(span.lo, 0));
-    hi = Math.min(hi, turnId(span.hi + 1, 0) - 1);
-  }
+  const range = scopeRange(db, vis, f);
+  if (range === null) return [];
+  const { lo, hi } = range;
   const match = clauses.join(" AND ");
-  // which clauses are common: only an index large enough for a doclist walk to cost has any
-  const rule = o.common ?? COMMON_RULE;
-  const common = new Set<number>();
-  const segs = ftsSegments(db);
-  // the clauses scored exactly span fewer than `rule.pages` leaf pages together, since the idf
-  // walk reads all of them: the longest are common first (one that long alone always is)
-  const counted = clauses.map((c, i) => ({ i, pages: clausePages(db, c, segs) }))
-    .filter((x): x is { i: number; pages: number } => x.pages !== null)
-    .sort((a, b) => b.pages - a.pages || a.i - b.i);
-  let exact = counted.reduce((n, x) => n + x.pages, 0);
-  for (const x of counted) {
-    if (exact < rule.pages) break;
-    common.add(x.i);
-    exact -= x.pages;
-  }
+  const common = commonClauses(db, clauses, o.common ?? COMMON_RULE);
   if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
   const rows = cachedArrays(
     db,
@@ -281,7 +249,10 @@ export function searchCandidates(
     reads.rows.push(cands.length);
     if (capped) reads.capped = true;
   }
-  if (!cands.length) return cands;
+  // the turns asked for beside the window: those holding every clause, scored as the rest
+  const extra = alsoHeld(db, o, cands, lo, hi, match, where, params, clauses, common);
+  if (reads && extra.length) reads.rows.push(extra.length);
+  if (!cands.length) return extra.sort(candidateOrder).slice(0, pool);
   const newest = cands[0].id;
   if (common.size) {
     // a clause every candidate holds and most turns do tells them apart by its count alone,
@@ -318,7 +289,256 @@ export function searchCandidates(
       }
     }
   }
+  cands.push(...extra);
   return cands.sort(candidateOrder).slice(0, pool);
+}
+
+/**
+ * `o.alsoIds` outside the window `cands` that hold every clause and pass the scope and filters,
+ * scored as the window's turns are (the phrase bonus included).
+ */
+function alsoHeld(
+  db: Db,
+  o: CandidateOptions,
+  cands: Candidate[],
+  lo: number,
+  hi: number,
+  match: string,
+  where: string[],
+  params: (string | number)[],
+  clauses: string[],
+  common: Set<number>,
+): Candidate[] {
+  if (!o.alsoIds?.length) return [];
+  const inWindow = new Set(cands.map((c) => c.id));
+  const ids = [...new Set(o.alsoIds)].filter((id) => !inWindow.has(id) && id >= lo && id <= hi);
+  const held = ids.length ? holdersAmong(db, match, ids) : [];
+  if (!held.length) return [];
+  const more = olderSayers(db, held, where, params, clauses, common);
+  if (more.length && o.phrase && o.phraseBonus) {
+    const said = new Set(holdersAmong(db, o.phrase, more.map((c) => c.id)));
+    for (const c of more) if (said.has(c.id)) c.relevance += o.phraseBonus;
+  }
+  return more;
+}
+
+/** The WHERE terms (over turns `t`, session_meta `m`) for a scope and the filters. */
+export function filterWhere(
+  vis: Visibility,
+  f: SearchFilters,
+): { where: string[]; params: (string | number)[] } {
+  const w = visibleWhere(vis);
+  const where = [w.sql];
+  const params: (string | number)[] = [...w.params];
+  if (f.kind) {
+    where.push("t.record_type = ?");
+    params.push(f.kind);
+  }
+  if (f.tool) {
+    where.push(
+      "EXISTS (SELECT 1 FROM entities e WHERE e.turn_id = t.id AND e.kind = 'tool' AND e.value = ?)",
+    );
+    params.push(f.tool);
+  }
+  if (f.paths && f.paths.length) {
+    where.push(
+      `EXISTS (SELECT 1 FROM paths p WHERE p.turn_id = t.id AND p.path IN (${
+        f.paths.map(() => "?").join(",")
+      }))`,
+    );
+    params.push(...f.paths);
+  }
+  if (f.since) {
+    where.push("t.ts IS NOT NULL AND t.ts >= ?");
+    params.push(f.since);
+  }
+  if (f.until) {
+    where.push("t.ts IS NOT NULL AND t.ts <= ?");
+    params.push(f.until);
+  }
+  if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
+  // what a person typed (is_typed): no tool result, compaction summary, harness text or
+  // subagent prompt, which Claude Code all files as user records too
+  if (f.prompts) where.push("t.is_typed = 1");
+  return { where, params };
+}
+
+/** The id bounds the filters set: one session's turns, turns archived by a replay's point. */
+function idBounds(f: SearchFilters): { lo: number | null; hi: number | null } {
+  const lo = f.sessionNo != null ? turnId(f.sessionNo, 0) : null;
+  const idHi = f.sessionNo != null ? turnId(f.sessionNo + 1, 0) - 1 : null;
+  const hi = f.maxId !== undefined ? Math.min(f.maxId, idHi ?? Number.MAX_SAFE_INTEGER) : idHi;
+  return { lo, hi };
+}
+
+/**
+ * The rowid range a read of the index may cover: the filters' bounds and, for one project, its
+ * first to last session's ids (from `session_meta_project`); null when the project has none.
+ * Bounds on the id go on the index's rowid, where FTS5 seeks rather than filters.
+ */
+export function scopeRange(
+  db: Db,
+  vis: Visibility,
+  f: SearchFilters,
+): { lo: number; hi: number } | null {
+  const b = idBounds(f);
+  let lo = b.lo ?? 0;
+  let hi = b.hi ?? Number.MAX_SAFE_INTEGER;
+  if (vis.project !== null) {
+    // a project's turns lie between its first and last session's ids: the read is bounded to
+    // that range (FTS5 still walks to it from the newest end: it seeks to neither bound)
+    const span = cached(
+      db,
+      "SELECT min(session_no) AS lo, max(session_no) AS hi FROM session_meta WHERE project = ?",
+    ).get(vis.project) as { lo: number | null; hi: number | null };
+    if (span.lo === null || span.hi === null) return null;
+    lo = Math.max(lo, turnId(span.lo, 0));
+    hi = Math.min(hi, turnId(span.hi + 1, 0) - 1);
+  }
+  return { lo, hi };
+}
+
+/**
+ * Which clauses are common (their indexes): the clauses scored exactly span fewer than
+ * `rule.pages` leaf pages together, since the idf walk reads all of them, and the longest are
+ * common first (one that long alone always is). Only an index large enough for a doclist walk
+ * to cost has any.
+ */
+export function commonClauses(db: Db, clauses: string[], rule: CommonRule): Set<number> {
+  const common = new Set<number>();
+  const segs = ftsSegments(db);
+  const counted = clauses.map((c, i) => ({ i, pages: clausePages(db, c, segs) }))
+    .filter((x): x is { i: number; pages: number } => x.pages !== null)
+    .sort((a, b) => b.pages - a.pages || a.i - b.i);
+  let exact = counted.reduce((n, x) => n + x.pages, 0);
+  for (const x of counted) {
+    if (exact < rule.pages) break;
+    common.add(x.i);
+    exact -= x.pages;
+  }
+  return common;
+}
+
+/** Which of `ids` hold `match`, newest first (rowids only: no BM25, so no idf walk). */
+function holdersAmong(db: Db, match: string, ids: number[]): number[] {
+  return (cachedArrays(
+    db,
+    `SELECT rowid FROM turns_fts
+     WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
+     ORDER BY rowid DESC LIMIT ?`,
+  ).all(match, Math.max(...ids), JSON.stringify(ids), ids.length) as unknown as [number][])
+    .map((r) => r[0]);
+}
+
+/** The turns holding one clause in a rowid range, unless it has more than a cap of them. */
+export interface ClauseTurns {
+  /** Its rows, in rowid order (none when `frequent`). */
+  ids: number[];
+  /** Rows counted (one past the cap when `frequent`). */
+  rows: number;
+  /** The clause has more rows than the cap: they were counted, not read. */
+  frequent: boolean;
+}
+
+/**
+ * The rows holding one clause between `lo` and `hi` when there are at most `cap` of them, else
+ * `frequent` and none: at most `cap + 1` rowids read, walked from the index's nearer end
+ * (over the whole index, counted first).
+ */
+export function clauseTurns(
+  db: Db,
+  clause: string,
+  lo: number,
+  hi: number,
+  cap: number,
+): ClauseTurns {
+  // from the index's nearer end: a project's range in the newer half is walked backwards
+  const order = walkUp(db, lo, hi) ? "" : "ORDER BY rowid DESC";
+  const ends = indexEnds(db);
+  if (lo <= ends.min && hi >= ends.max) {
+    // the whole index: counting first spares handing a frequent word's rows to JavaScript (a
+    // narrower range is read once: a count would walk the rows outside it twice)
+    const [n] = cachedArrays(
+      db,
+      "SELECT count(*) FROM (SELECT 1 FROM turns_fts WHERE turns_fts MATCH ? LIMIT ?)",
+    ).get(clause, cap + 1) as unknown as [number];
+    if (n > cap) return { ids: [], rows: n, frequent: true };
+  }
+  const ids = (cachedArrays(
+    db,
+    `SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? ${order}
+     LIMIT ?`,
+  ).all(clause, lo, hi, cap + 1) as unknown as [number][]).map((r) => r[0]);
+  if (ids.length > cap) return { ids: [], rows: ids.length, frequent: true };
+  return { ids, rows: ids.length, frequent: false };
+}
+
+/**
+ * FTS5's BM25 of one clause alone for each of its rows in these sessions (the rows the scope's
+ * range holds, at most `cap`): BM25 is computed only for the rows kept.
+ */
+export function clauseScoresIn(
+  db: Db,
+  clause: string,
+  sessions: number[],
+  cap: number,
+): [number, number][] {
+  if (!sessions.length) return [];
+  const lo = turnId(Math.min(...sessions), 0);
+  const hi = turnId(Math.max(...sessions) + 1, 0) - 1;
+  const order = walkUp(db, lo, hi) ? "" : "ORDER BY rowid DESC";
+  return cachedArrays(
+    db,
+    `SELECT rowid, -bm25(turns_fts) FROM turns_fts
+     WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
+       AND rowid / ${TURN_SEQ_SPAN} IN (SELECT value FROM json_each(?))
+     ${order} LIMIT ?`,
+  ).all(clause, lo, hi, JSON.stringify(sessions), cap) as unknown as [number, number][];
+}
+
+/** At most `cap` rows holding one clause between `lo` and `hi`, in FTS5's order (oldest first). */
+export function clauseRowsUpTo(db: Db, clause: string, lo: number, hi: number, cap: number) {
+  return (cachedArrays(
+    db,
+    "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?",
+  ).all(clause, lo, hi, cap) as unknown as [number][]).map((r) => r[0]);
+}
+
+/** FTS5's BM25 of `match` (clauses joined by AND or OR) for those of `ids` that hold it. */
+export function bm25Among(db: Db, match: string, ids: number[]): Map<number, number> {
+  if (!ids.length) return new Map();
+  const lo = Math.min(...ids);
+  const hi = Math.max(...ids);
+  // walked from the index's nearer end, stopped by the LIMIT at the far one of `ids`
+  const order = walkUp(db, lo, hi) ? "ASC" : "DESC";
+  return new Map(
+    cachedArrays(
+      db,
+      `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
+       WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
+         AND +rowid IN (SELECT value FROM json_each(?))
+       ORDER BY rowid ${order} LIMIT ?`,
+    ).all(match, lo, hi, JSON.stringify(ids), ids.length) as unknown as [number, number][],
+  );
+}
+
+/** The candidates for these turn ids that the scope and filters pass, newest first. */
+export function candidatesByIds(
+  db: Db,
+  ids: number[],
+  vis: Visibility,
+  f: SearchFilters,
+): Candidate[] {
+  if (!ids.length) return [];
+  const { where, params } = filterWhere(vis, f);
+  return (cachedArrays(
+    db,
+    `SELECT ${CANDIDATE_COLUMNS}
+     FROM turns t JOIN sessions s ON s.session_no = t.session_no
+       LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE t.id IN (SELECT value FROM json_each(?)) AND ${where.join(" AND ")}
+     ORDER BY t.id DESC`,
+  ).all(JSON.stringify(ids), ...params) as unknown as unknown[][]).map((r) => toCandidate(r));
 }
 
 /** The rowids `match` holds, newest first from `newest`, read only as far as the caller steps. */
