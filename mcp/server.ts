@@ -18,14 +18,7 @@ import { VERSION } from "../core/constants.ts";
 import { loadConfig } from "../core/config.ts";
 import { dataDir, type Env, storePath } from "../core/paths.ts";
 import { canonicalJson } from "../core/output.ts";
-import {
-  recallContext,
-  recallGet,
-  recallSearch,
-  type ToolAnswer,
-  type ToolEnv,
-} from "../core/recall/tools.ts";
-import { CONTEXT_MAX, GET_MAX_IDS, SEARCH_LIMIT_MAX } from "../core/constants.ts";
+import { inputSchema, TOOL_DEFS, type ToolDef, type ToolEnv } from "../core/recall/tools.ts";
 import { LineTransport } from "./stdio.ts";
 import type { Streams } from "../core/streams.ts";
 
@@ -39,109 +32,17 @@ const ANNOTATIONS = {
   openWorldHint: false,
 };
 
-const project = {
-  type: "string",
-  description:
-    "A path inside the project to answer about, or * for every project; default: this session's project",
-};
+/** The tool listing, drawn from each tool's one definition (core/recall/tools.ts). */
+export const TOOLS = TOOL_DEFS.map((d) => ({
+  name: d.name,
+  description: d.description,
+  inputSchema: inputSchema(d.args),
+  annotations: { title: d.title, ...ANNOTATIONS },
+}));
 
-export const TOOLS = [
-  {
-    name: "recall_search",
-    description:
-      "Search this project's archived Claude Code turns by words, paths, errors or identifiers; returns ranked hits with turn ids, short excerpts and how each matched (match).",
-    inputSchema: {
-      type: "object",
-      properties: {
-        query: {
-          type: "string",
-          description:
-            "Words to find. Turns holding every word come first (match: all_words_turn); when few or none do, sessions holding them across turns follow (all_words_session), and when nothing holds them all, turns holding some (any_word)",
-        },
-        project,
-        paths: {
-          type: "array",
-          items: { type: "string" },
-          maxItems: GET_MAX_IDS,
-          description: "Only turns whose tool fields name one of these paths exactly",
-        },
-        tool: {
-          type: "string",
-          description: "Only turns that called this tool, such as Bash or Read",
-        },
-        kind: {
-          type: "string",
-          description: "Only turns of this record type: user, assistant, system or attachment",
-        },
-        since: { type: "string", description: "UTC time, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ" },
-        until: { type: "string", description: "UTC time, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ" },
-        limit: {
-          type: "integer",
-          minimum: 1,
-          description: `How many hits, default 10, at most ${SEARCH_LIMIT_MAX}`,
-        },
-        strict: {
-          type: "boolean",
-          description: "Only turns holding every word, nothing more (default false)",
-        },
-      },
-      required: ["query"],
-      additionalProperties: false,
-    },
-    annotations: { title: "Search the Terminus archive", ...ANNOTATIONS },
-  },
-  {
-    name: "recall_context",
-    description:
-      "Return the turns before and after one archived turn id, with short excerpts, stopping at its session's ends.",
-    inputSchema: {
-      type: "object",
-      properties: {
-        turn_id: { type: "integer", minimum: 0, description: "A turn id from recall_search" },
-        before: {
-          type: "integer",
-          minimum: 0,
-          description: `Turns before, default 5, at most ${CONTEXT_MAX}`,
-        },
-        after: {
-          type: "integer",
-          minimum: 0,
-          description: `Turns after, default 5, at most ${CONTEXT_MAX}`,
-        },
-        project,
-      },
-      required: ["turn_id"],
-      additionalProperties: false,
-    },
-    annotations: { title: "Read around an archived turn", ...ANNOTATIONS },
-  },
-  {
-    name: "recall_get",
-    description:
-      `Return the full archived record of up to ${GET_MAX_IDS} turn ids, exactly as Claude Code wrote it.`,
-    inputSchema: {
-      type: "object",
-      properties: {
-        turn_ids: {
-          type: "array",
-          items: { type: "integer" },
-          minItems: 1,
-          description: `Up to ${GET_MAX_IDS} turn ids`,
-        },
-        project,
-      },
-      required: ["turn_ids"],
-      additionalProperties: false,
-    },
-    annotations: { title: "Read archived turns in full", ...ANNOTATIONS },
-  },
-];
-
-const HANDLERS: Record<string, (env: () => ToolEnv, args: unknown) => Promise<ToolAnswer>> = {
-  recall_search: recallSearch,
-  recall_context: recallContext,
-  recall_get: recallGet,
-};
+const HANDLERS: Record<string, ToolDef["run"]> = Object.fromEntries(
+  TOOL_DEFS.map((d) => [d.name, d.run]),
+);
 
 function toolEnv(env: Env, cwd: () => string): ToolEnv {
   let dir: string | null;

@@ -89,6 +89,106 @@ function bound(a: Args, k: string, end: "start" | "end"): string | null {
   return b;
 }
 
+/** What one argument of a recall tool holds: its JSON Schema and its check come from this. */
+type Arg =
+  /** The words to search: required, a string, not blank. */
+  | { type: "query"; description: string }
+  | { type: "text"; description: string }
+  /** A time bound: the start or end of a day when only a date is given. */
+  | { type: "time"; end: "start" | "end"; description: string }
+  | { type: "count"; description: string; min: number; required?: boolean }
+  | { type: "flag"; description: string }
+  /** Paths matched exactly, at most GET_MAX_IDS of them. */
+  | { type: "paths"; description: string }
+  /** One or more turn ids. */
+  | { type: "turn_ids"; description: string };
+
+/** One recall tool, whole: its name, what it says of itself, its arguments and its answer. */
+export interface ToolDef {
+  name: string;
+  title: string;
+  description: string;
+  /** In the order the tool lists them; every one not marked required may be left out. */
+  args: Record<string, Arg>;
+  run: (getEnv: () => ToolEnv, args: unknown) => Promise<ToolAnswer>;
+}
+
+const PROJECT_ARG: Arg = {
+  type: "text",
+  description:
+    "A path inside the project to answer about, or * for every project; default: this session's project",
+};
+const TIME_FORMS = "UTC time, YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS.mmmZ";
+
+const required = (a: Arg) =>
+  a.type === "query" || a.type === "turn_ids" || (a.type === "count" && a.required === true);
+
+/** The JSON Schema a tool's arguments table describes (the MCP tool listing shows it). */
+export function inputSchema(args: Record<string, Arg>): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (const [k, a] of Object.entries(args)) {
+    const d = { description: a.description };
+    properties[k] = a.type === "count"
+      ? { type: "integer", minimum: a.min, ...d }
+      : a.type === "flag"
+      ? { type: "boolean", ...d }
+      : a.type === "paths"
+      ? { type: "array", items: { type: "string" }, maxItems: GET_MAX_IDS, ...d }
+      : a.type === "turn_ids"
+      ? { type: "array", items: { type: "integer" }, minItems: 1, ...d }
+      : { type: "string", ...d };
+  }
+  const req = Object.entries(args).filter(([, a]) => required(a)).map(([k]) => k);
+  return { type: "object", properties, required: req, additionalProperties: false };
+}
+
+/** Checks one argument by its table entry: its value, or the misuse that names it. */
+function read(a: Args, k: string, arg: Arg): unknown {
+  const v = a[k];
+  const absent = v === undefined || v === null;
+  switch (arg.type) {
+    case "query":
+      if (absent) throw new Misuse(`${k} is required`);
+      if (typeof v !== "string") throw new Misuse(`${k} must be a string`);
+      if (v.trim() === "") throw new Misuse(`${k} is empty`);
+      return v;
+    case "text":
+      return optString(a, k);
+    case "time":
+      return bound(a, k, arg.end);
+    case "flag":
+      return flag(a, k);
+    case "count": {
+      if (arg.required && absent) throw new Misuse(`${k} is required`);
+      const n = count(a, k);
+      if (n !== undefined && n < arg.min) throw new Misuse(`${k} must be at least ${arg.min}`);
+      return n;
+    }
+    case "paths":
+      if (absent) return [];
+      if (!Array.isArray(v) || v.some((p) => typeof p !== "string")) {
+        throw new Misuse(`${k} must be a list of strings`);
+      }
+      return (v as string[]).slice(0, GET_MAX_IDS).map(normalisePath);
+    case "turn_ids":
+      if (absent) throw new Misuse(`${k} is required`);
+      if (!Array.isArray(v)) throw new Misuse(`${k} must be a list of turn ids`);
+      if (v.length === 0) throw new Misuse(`${k} is empty`);
+      if (v.some((x) => typeof x !== "number" || !Number.isInteger(x) || x < 0)) {
+        throw new Misuse(`${k} must hold only whole numbers`);
+      }
+      return v as number[];
+  }
+}
+
+/** Every argument of a call checked against its tool's table, in the table's order. */
+function readArgs(args: unknown, table: Record<string, Arg>): Args {
+  const a = check(args, Object.keys(table));
+  const out: Args = {};
+  for (const [k, arg] of Object.entries(table)) out[k] = read(a, k, arg);
+  return out;
+}
+
 async function withStore<T>(
   getEnv: () => ToolEnv,
   project: string | undefined,
@@ -133,40 +233,49 @@ async function answer(
   }
 }
 
+const SEARCH_ARGS: Record<string, Arg> = {
+  query: {
+    type: "query",
+    description:
+      "Words to find. Turns holding every word come first (match: all_words_turn); when few or none do, sessions holding them across turns follow (all_words_session), and when nothing holds them all, turns holding some (any_word)",
+  },
+  project: PROJECT_ARG,
+  paths: {
+    type: "paths",
+    description: "Only turns whose tool fields name one of these paths exactly",
+  },
+  tool: { type: "text", description: "Only turns that called this tool, such as Bash or Read" },
+  kind: {
+    type: "text",
+    description: "Only turns of this record type: user, assistant, system or attachment",
+  },
+  since: { type: "time", end: "start", description: TIME_FORMS },
+  until: { type: "time", end: "end", description: TIME_FORMS },
+  limit: {
+    type: "count",
+    min: 1,
+    description: `How many hits, default ${SEARCH_LIMIT_DEFAULT}, at most ${SEARCH_LIMIT_MAX}`,
+  },
+  strict: {
+    type: "flag",
+    description: "Only turns holding every word, nothing more (default false)",
+  },
+};
+
 export function recallSearch(getEnv: () => ToolEnv, args: unknown): Promise<ToolAnswer> {
   const empty = (reason: string) => ({ hits: [], reason });
   return answer(async () => {
-    const a = check(args, [
-      "query",
-      "project",
-      "paths",
-      "tool",
-      "kind",
-      "since",
-      "until",
-      "limit",
-      "strict",
-    ]);
-    if (a.query === undefined || a.query === null) throw new Misuse("query is required");
-    if (typeof a.query !== "string") throw new Misuse("query must be a string");
-    if (a.query.trim() === "") throw new Misuse("query is empty");
-    const project = optString(a, "project");
-    const tool = optString(a, "tool");
-    const kind = optString(a, "kind");
-    let paths: string[] = [];
-    if (a.paths !== undefined && a.paths !== null) {
-      if (!Array.isArray(a.paths) || a.paths.some((p) => typeof p !== "string")) {
-        throw new Misuse("paths must be a list of strings");
-      }
-      paths = (a.paths as string[]).slice(0, GET_MAX_IDS).map(normalisePath);
-    }
-    const since = bound(a, "since", "start");
-    const until = bound(a, "until", "end");
-    const limitArg = count(a, "limit");
-    if (limitArg === 0) throw new Misuse("limit must be at least 1");
+    const a = readArgs(args, SEARCH_ARGS);
+    const project = a.project as string | undefined;
+    const tool = a.tool as string | undefined;
+    const kind = a.kind as string | undefined;
+    const paths = a.paths as string[];
+    const since = a.since as string | null;
+    const until = a.until as string | null;
+    const limitArg = a.limit as number | undefined;
     const limit = Math.min(limitArg ?? SEARCH_LIMIT_DEFAULT, SEARCH_LIMIT_MAX);
-    const strict = flag(a, "strict");
-    const q = parseQuery(a.query);
+    const strict = a.strict as boolean;
+    const q = parseQuery(a.query as string);
     if (!q.match) return empty(NO_WORDS_REASON);
     return await withStore(getEnv, project, empty, async (db, vis, env) => {
       // the search `terminus search` runs; Claude is handed turns, never session titles
@@ -192,16 +301,29 @@ export function recallSearch(getEnv: () => ToolEnv, args: unknown): Promise<Tool
   }, empty);
 }
 
+const CONTEXT_ARGS: Record<string, Arg> = {
+  turn_id: { type: "count", min: 0, required: true, description: "A turn id from recall_search" },
+  before: {
+    type: "count",
+    min: 0,
+    description: `Turns before, default ${CONTEXT_DEFAULT}, at most ${CONTEXT_MAX}`,
+  },
+  after: {
+    type: "count",
+    min: 0,
+    description: `Turns after, default ${CONTEXT_DEFAULT}, at most ${CONTEXT_MAX}`,
+  },
+  project: PROJECT_ARG,
+};
+
 export function recallContext(getEnv: () => ToolEnv, args: unknown): Promise<ToolAnswer> {
   const empty = (reason: string) => ({ ...emptyContext(reason) });
   return answer(async () => {
-    const a = check(args, ["turn_id", "before", "after", "project"]);
-    if (a.turn_id === undefined || a.turn_id === null) throw new Misuse("turn_id is required");
-    if (typeof a.turn_id !== "number") throw new Misuse("turn_id must be a number");
-    const id = count(a, "turn_id")!;
-    const b = count(a, "before");
-    const af = count(a, "after");
-    const project = optString(a, "project");
+    const a = readArgs(args, CONTEXT_ARGS);
+    const id = a.turn_id as number;
+    const b = a.before as number | undefined;
+    const af = a.after as number | undefined;
+    const project = a.project as string | undefined;
     const before = Math.min(b ?? CONTEXT_DEFAULT, CONTEXT_MAX);
     const after = Math.min(af ?? CONTEXT_DEFAULT, CONTEXT_MAX);
     return await withStore(getEnv, project, empty, (db, vis, env) => {
@@ -216,17 +338,16 @@ export function recallContext(getEnv: () => ToolEnv, args: unknown): Promise<Too
   }, empty);
 }
 
+const GET_ARGS: Record<string, Arg> = {
+  turn_ids: { type: "turn_ids", description: `Up to ${GET_MAX_IDS} turn ids` },
+  project: PROJECT_ARG,
+};
+
 export function recallGet(getEnv: () => ToolEnv, args: unknown): Promise<ToolAnswer> {
   const empty = (reason: string) => ({ records: [], absent: [], reason });
   return answer(async () => {
-    const a = check(args, ["turn_ids", "project"]);
-    if (a.turn_ids === undefined || a.turn_ids === null) throw new Misuse("turn_ids is required");
-    if (!Array.isArray(a.turn_ids)) throw new Misuse("turn_ids must be a list of turn ids");
-    if (a.turn_ids.length === 0) throw new Misuse("turn_ids is empty");
-    if (a.turn_ids.some((x) => typeof x !== "number" || !Number.isInteger(x) || x < 0)) {
-      throw new Misuse("turn_ids must hold only whole numbers");
-    }
-    const project = optString(a, "project");
+    const a = readArgs(args, GET_ARGS);
+    const project = a.project as string | undefined;
     const unique = [...new Set(a.turn_ids as number[])];
     const ids = unique.slice(0, GET_MAX_IDS);
     return await withStore(getEnv, project, empty, (db, vis, env) => {
@@ -245,3 +366,31 @@ export function recallGet(getEnv: () => ToolEnv, args: unknown): Promise<ToolAns
     });
   }, empty);
 }
+
+/** The three recall tools, each defined once: the MCP server lists and calls them from here. */
+export const TOOL_DEFS: ToolDef[] = [
+  {
+    name: "recall_search",
+    title: "Search the Terminus archive",
+    description:
+      "Search this project's archived Claude Code turns by words, paths, errors or identifiers; returns ranked hits with turn ids, short excerpts and how each matched (match).",
+    args: SEARCH_ARGS,
+    run: recallSearch,
+  },
+  {
+    name: "recall_context",
+    title: "Read around an archived turn",
+    description:
+      "Return the turns before and after one archived turn id, with short excerpts, stopping at its session's ends.",
+    args: CONTEXT_ARGS,
+    run: recallContext,
+  },
+  {
+    name: "recall_get",
+    title: "Read archived turns in full",
+    description:
+      `Return the full archived record of up to ${GET_MAX_IDS} turn ids, exactly as Claude Code wrote it.`,
+    args: GET_ARGS,
+    run: recallGet,
+  },
+];
