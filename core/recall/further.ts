@@ -8,17 +8,19 @@
  */
 import type { Db } from "../store/db.ts";
 import {
-  bm25Among,
   type Candidate,
+  COMMON_RULE,
+  commonClauses,
+  scopeRange,
+} from "../store/search_candidates.ts";
+import {
+  bm25Among,
   candidatesByIds,
   clauseRowsUpTo,
   clauseScoresIn,
   type ClauseTurns,
   clauseTurns,
-  COMMON_RULE,
-  commonClauses,
-  scopeRange,
-} from "../store/search_candidates.ts";
+} from "../store/further_reads.ts";
 import { totalTurns } from "../store/entities_sql.ts";
 import { ftsKeepsPositions } from "../store/fts_pages.ts";
 import {
