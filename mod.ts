@@ -69,10 +69,11 @@ const terminalProgress: ProgressFactory = (label, total, unit) =>
   });
 
 /** One line of error, then the usage of the command misused (or the list of commands). */
-function misuse(message: string, cmd?: Command): never {
-  const usage = cmd && !cmd.misuseListsCommands
-    ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
-    : usageText();
+function misuse(message: string, cmd?: Command, usageLines?: string): never {
+  const usage = usageLines ??
+    (cmd && !cmd.misuseListsCommands
+      ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
+      : usageText());
   writeAll("stderr", [
     wrapText(`terminus: ${escapeControls(message)}\n\n${usage}`, columnsOf("stderr")),
   ]);
@@ -118,6 +119,11 @@ async function commandMisuse(
     const { closest } = await import("./core/suggest.ts");
     const meant = closest(word, names);
     if (meant) misuse(`${message}; did you mean '${meant}'?`, cmd);
+  }
+  // a verb's misuse shows that verb's usage, not all twelve lines of the command's
+  if (names && !cmd.misuseListsCommands) {
+    const { formUsage } = await import("./commands/help.ts");
+    misuse(message, cmd, formUsage(cmd, names.includes(word) ? word : undefined));
   }
   misuse(message, cmd);
 }

@@ -45,18 +45,39 @@ function layout(usage: string[], summary: string, options: HelpLine[], examples:
   return lines.join("\n") + "\n";
 }
 
+/**
+ * The usage lines of one form of a command with verbs, for its misuse: the verb's, or with no
+ * verb the lines that name none (sessions' listing); then where its whole help is.
+ */
+export function formUsage(cmd: Command, verb: string | undefined): string {
+  const names = cmd.subcommands?.names ?? [];
+  const form = verb ?? cmd.subcommands?.fallback;
+  const lines = usageLines(cmd).filter((l) =>
+    form !== undefined ? mentions(cmd, form, l) : !names.some((v) => mentions(cmd, v, l))
+  );
+  const shown = lines.length ? lines : usageLines(cmd);
+  const which = verb === undefined ? cmd.name : `${cmd.name} ${verb}`;
+  return `usage: ${
+    shown.join("\n  ")
+  }\nterminus help ${which} lists every option, with examples.\n`;
+}
+
+/** Whether a usage line or example is about `verb` of `cmd` (`sessions tag|untag` names both). */
+export function mentions(cmd: Command, verb: string, line: string): boolean {
+  return new RegExp(`(^|\\s)${cmd.name} \\[?(\\S*\\|)?${verb}(\\]|\\||\\s|$)`).test(line);
+}
+
 /** The whole help text of one command, or of one of its verbs. */
 export function helpText(cmd: Command, summary: string, verb?: string): string {
   const h = cmd.help;
   if (verb === undefined || !cmd.subcommands?.names.includes(verb)) {
     return layout([cmd.usage], summary, h.options, h.examples);
   }
-  const names = `${cmd.name} `;
-  const mentions = (l: string) => new RegExp(`(^|\\s)${names}(\\S*\\|)?${verb}(\\||\\s|$)`).test(l);
-  const usage = usageLines(cmd).filter(mentions);
+  const about = (l: string) => mentions(cmd, verb, l);
+  const usage = usageLines(cmd).filter(about);
   const takes = new Set(verbOptions(cmd, verb));
   const options = h.options.filter(([f]) => flagsOf(f).some((x) => takes.has(x)));
-  const examples = h.examples.filter(mentions);
+  const examples = h.examples.filter(about);
   return layout(
     usage.length ? usage : [cmd.usage],
     `${cmd.name} ${verb}: ${cmd.subcommands.summaries[verb] ?? summary}`,

@@ -11,7 +11,7 @@ import { runImportHistory } from "../core/history/import_history.ts";
 function summary(r: ImportResult): string[] {
   const verb = r.dry_run ? "would be added" : "added";
   return [
-    `${r.lines} line(s) read from ${r.file}: ${r.added} prompt(s) ${verb}, ${r.already} already imported, ${r.excluded} in excluded projects, ${r.broken} broken`,
+    `${r.lines} line(s) read from ${r.file}: ${r.added} prompt(s) ${verb}, ${r.already} already imported, ${r.excluded} in excluded projects, ${r.skipped} session command(s) such as /exit left out, ${r.broken} broken`,
   ];
 }
 

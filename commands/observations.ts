@@ -10,6 +10,8 @@ import { type Outcome, outcome } from "../core/output.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, durationText as duration } from "../core/time.ts";
 import { str } from "./common.ts";
+import { foldCut } from "../core/transcript/titles.ts";
+import { TITLE_PROMPT_CHARS } from "../core/constants.ts";
 import { regenerateObservations, visibleObservations } from "../core/observe/observations.ts";
 
 /** How many items of one list a person sees; the rest are counted ("+N more"). */
@@ -67,14 +69,23 @@ async function list(ctx: Context, a: Parsed): Promise<Outcome> {
   const human: string[] = [];
   for (const [i, ob] of observations.entries()) {
     const m = ob.mechanical as Record<string, unknown> | string | null;
+    // the number `sessions show` takes, and the title `sessions` shows
+    const no = `#${rows[i].sessionNo}  `;
+    const title = seen.titles.get(rows[i].sessionNo);
+    const titled = title ? [`  ${"title".padEnd(16)}${foldCut(title, TITLE_PROMPT_CHARS)}`] : [];
     if (!m || typeof m === "string") {
-      human.push(`${basename(ob.session_key)}\n  mechanical      ${m ?? "-"}\n`);
+      human.push(
+        [`${no}${basename(ob.session_key)}`, ...titled, `  mechanical      ${m ?? "-"}`].join(
+          "\n",
+        ) + "\n",
+      );
       continue;
     }
     const lines = [
-      `${basename(ob.session_key)}  ${m.branch ?? "-"}  ${m.turns} turn(s)  ${
+      `${no}${basename(ob.session_key)}  ${m.branch ?? "-"}  ${m.turns} turn(s)  ${
         duration(m.duration_seconds as number | null)
       }  ${m.compactions} compaction(s)`,
+      ...titled,
     ];
     for (
       const [k, label] of [

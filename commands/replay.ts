@@ -6,6 +6,7 @@ import type { Context } from "../core/context.ts";
 import { openStore } from "../core/open.ts";
 import { THRESHOLDS, type Thresholds } from "../core/inject/thresholds.ts";
 import { replay } from "../core/feedback/replay.ts";
+import { waitingNote } from "../core/feedback/stats.ts";
 import { wholeFlag } from "./common.ts";
 
 const FLAGS: [keyof Thresholds, string][] = [
@@ -74,7 +75,12 @@ async function replayOutcome(ctx: Context, a: Parsed): Promise<Outcome> {
       ...rep.labels.map((l) => row(l.label, `${l.old} -> ${l.new}`, 17)),
       row("changed", `${rep.changed.length} decision(s)`, 17),
     ].join("\n") + "\n";
-    return outcome("replay", { thresholds: t, ...rep }, { human: [human], warnings: o.warnings });
+    const waiting = waitingNote(o.db);
+    return outcome("replay", { thresholds: t, ...rep }, {
+      human: [human],
+      warnings: o.warnings,
+      counts: waiting ? [waiting] : [],
+    });
   } finally {
     o.db.close();
   }

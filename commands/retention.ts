@@ -59,7 +59,13 @@ export const command: Command = {
         );
       }
       if (reason) counts.push(reason);
-      return outcome("retention", data, { reason, human, counts, warnings });
+      // a value the file sets that Terminus does not know is read as the default: say so
+      return outcome("retention", data, {
+        reason,
+        human,
+        counts,
+        warnings: [...warnings, ...r.cfg.unknownValues],
+      });
     } finally {
       db.close();
     }

@@ -11,6 +11,7 @@ import {
   terminalColumns,
 } from "../core/output.ts";
 import { sessionHeader } from "../core/sessions/list.ts";
+import { filterNotes, KINDS } from "./search_notes.ts";
 import { UsageError } from "../core/errors.ts";
 import { boundFlag, day } from "../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
@@ -203,7 +204,7 @@ export const command: Command = {
     strict: { type: "boolean" },
   },
   // the record types; any other --kind is accepted and matches nothing, as the spec says
-  values: { kind: ["user", "assistant", "system", "attachment", HISTORY_KIND] },
+  values: { kind: KINDS },
   positionals: true,
   json: true,
   empty: (a) => {
@@ -258,6 +259,7 @@ export const command: Command = {
       const { hits, titles, further } = onlyHistory
         ? { hits: [], titles: [], further: null }
         : await runSearch(o.db, { ...args, titles: true, strict });
+      warnings.push(...filterNotes(kind, tool, hits.length));
       // the spec's shape until history is imported; then `history` holds its hits (found by
       // words only: filters select turns)
       const imported = hasHistoryTables(o.db);

@@ -36,6 +36,7 @@ import { changes, emptyChanges } from "./sessions_changes.ts";
 import { BOUND_OPTIONS, openForRead, PROJECT_OPTION, str, wholeFlag } from "./common.ts";
 
 const VERBS = [
+  "list",
   "show",
   "export",
   "restore",
@@ -47,7 +48,7 @@ const VERBS = [
   "search",
   "changes",
 ] as const;
-type Verb = typeof VERBS[number] | "list";
+type Verb = typeof VERBS[number];
 
 /** Which options each verb takes (besides --json, which the registry adds). */
 const VERB_OPTIONS: Record<Verb, string[]> = {
@@ -81,6 +82,9 @@ const EMPTY: Record<Verb, (a: Parsed) => unknown> = {
 const label = (v: Verb) => (v === "list" ? "sessions" : `sessions ${v}`);
 
 async function listing(ctx: Context, a: Parsed): Promise<Outcome> {
+  // `sessions list`, as gh and term-llm spell it, is the listing itself
+  const extra = a.positionals.slice(a.positionals[0] === "list" ? 1 : 0);
+  if (extra.length) throw new UsageError(`sessions takes no argument '${extra[0]}'`);
   const since = boundFlag("--since", str(a.values, "since"), "start");
   const until = boundFlag("--until", str(a.values, "until"), "end");
   const asked = wholeFlag(a.values, "limit", 1);
@@ -320,6 +324,12 @@ async function handle(ctx: Context, a: Parsed, verb: "name" | "tag" | "untag"): 
       : `#${sessionNo} named`)
     : `#${sessionNo}: ${(changed as string[]).length} tag(s) ${
       verb === "tag" ? "added" : "removed"
+    }${
+      rest.some((t) => t !== t.toLowerCase())
+        ? ` (tags are lowercase: ${rest.filter((t) => t !== t.toLowerCase()).join(", ")} as ${
+          rest.filter((t) => t !== t.toLowerCase()).map((t) => t.toLowerCase()).join(", ")
+        })`
+        : ""
     }`;
   return outcome(label(verb), { session: view, changed }, {
     human: [
@@ -385,6 +395,7 @@ const help: CommandHelp = {
   ],
   examples: [
     "terminus sessions --project '*' --limit 5",
+    "terminus sessions list --all",
     "terminus sessions show 42",
     "terminus sessions export 42 --format md > auth-flow.md",
     "terminus sessions restore 42",
@@ -401,6 +412,7 @@ export const command: Command = {
   subcommands: {
     names: VERBS,
     summaries: {
+      list: "the sessions, newest first: what terminus sessions prints with no verb",
       show: "one session as a conversation",
       export: "one session as a Markdown, HTML or .jsonl file",
       restore: "put back a transcript Claude Code deleted, so --resume works",
@@ -426,7 +438,7 @@ export const command: Command = {
     },
   },
   usage: [
-    "terminus sessions [--project <path>] [--since <time>] [--until <time>] [--limit <n> | --all] [--tag <t>]... [--json]",
+    "terminus sessions [list] [--project <path>] [--since <time>] [--until <time>] [--limit <n> | --all] [--tag <t>]... [--json]",
     "terminus sessions show <session> [--full] [--no-pager] [--raw] [--json]",
     "terminus sessions export <session> [<path>] --format md|html|jsonl [--raw] [--json]",
     "terminus sessions restore <session> [--to <dir>] [--dry-run] [--json]",

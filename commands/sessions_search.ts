@@ -20,9 +20,9 @@ export function emptySearch(a: Parsed) {
   return { query: q.text, truncated: q.truncated, sessions: [] as unknown[] };
 }
 
-/** The `--tag` values, each checked as a tag (exit 2 on one that cannot be). */
+/** The `--tag` values, lowercased as tags are stored, each checked (exit 2 on one that cannot be). */
 export function tagFlags(a: Parsed): string[] {
-  const tags = list(a.values, "tag");
+  const tags = list(a.values, "tag").map((t) => t.toLowerCase());
   for (const t of tags) {
     const p = tagProblem(t);
     if (p) throw new UsageError(`--tag: ${p}`);

@@ -5,7 +5,7 @@
  */
 import type { Command, HelpLine, Options } from "./types.ts";
 import type { CommandSpec, OptionSpec } from "../core/setup/cli_spec.ts";
-import { flagsOf, usageLines, verbOptions } from "./help.ts";
+import { flagsOf, mentions, usageLines, verbOptions } from "./help.ts";
 
 export interface RegistryEntry {
   name: string;
@@ -52,8 +52,7 @@ export async function commandSpec(e: RegistryEntry): Promise<CommandSpec> {
     verbs: (sc?.names ?? []).map((v) => ({
       name: v,
       summary: sc!.summaries[v],
-      usage: usage.find((l) => new RegExp(`^terminus ${e.name} (\\S*\\|)?${v}\\b`).test(l)) ??
-        usage[0],
+      usage: usage.find((l) => mentions(cmd, v, l)) ?? usage[0],
       options: specs(verbOptions(cmd, v)),
     })),
     ...(cmd.values?.[""] ? { words: cmd.values[""] } : {}),

@@ -3,7 +3,7 @@ import type { Command, CommandHelp } from "./types.ts";
 import { JSON_OPTION } from "./help_lines.ts";
 import { outcome, row } from "../core/output.ts";
 import { openStore } from "../core/open.ts";
-import { stats } from "../core/feedback/stats.ts";
+import { stats, waitingNote } from "../core/feedback/stats.ts";
 
 function empty() {
   return {
@@ -52,10 +52,13 @@ export const command: Command = {
         row("chars injected", c.chars_injected, 18),
         row("chars referenced", c.chars_referenced, 18),
       ].join("\n") + "\n";
+      const waiting = waitingNote(o.db);
       const why = c.decisions === 0
         ? [
           "no prompt is logged yet: the UserPromptSubmit hook logs each prompt once Terminus is wired into Claude Code (terminus doctor shows whether it is), and prompts in excluded projects are never logged",
         ]
+        : waiting
+        ? [waiting]
         : [];
       return outcome("stats", c, { human: [human], warnings: o.warnings, counts: why });
     } finally {

@@ -39,6 +39,11 @@ export interface Config {
   snapshot: { enabled: boolean; intervalHours: number; keep: number };
   capture: { mode: CaptureMode };
   privacy: { redactRecall: boolean };
+  /**
+   * Values the file sets that Terminus does not know, each read as its default (`action =
+   * "purge"` keeps everything, as the spec wants): one line each, for a command to name.
+   */
+  unknownValues: string[];
 }
 
 export function defaultConfig(path: string): Config {
@@ -56,6 +61,7 @@ export function defaultConfig(path: string): Config {
       keep: SNAPSHOT_KEEP_DEFAULT,
     },
     capture: { mode: "full" },
+    unknownValues: [],
     privacy: { redactRecall: false },
   };
 }
@@ -70,6 +76,51 @@ export function oneLine(text: string, max = CONFIG_ERROR_CHARS): string {
 
 function invalid(path: string, detail: string): ConfigError {
   return new ConfigError(`${path} is not valid TOML: ${oneLine(detail)}`);
+}
+
+/**
+ * A value of the wrong type in a file that is valid TOML (`age_days = "30"`): said as what it
+ * is. A key set to "" that is not a text key keeps the spec's `is not valid TOML` wording.
+ */
+function wrongType(path: string, value: unknown, detail: string): ConfigError {
+  return value === "" ? invalid(path, detail) : new ConfigError(`${path}: ${oneLine(detail)}`);
+}
+
+/** The values each text key takes; any other is read as the first (the default). */
+const KNOWN_VALUES: Record<string, readonly string[]> = {
+  action: ["keep", "evict", "delete"],
+  mode: ["full", "lean", "minimal"],
+};
+
+/** A text value Terminus does not know, said with what it is read as; null when it knows it. */
+function unknownValue(where: string, key: string, v: unknown): string | null {
+  const known = KNOWN_VALUES[key];
+  if (typeof v !== "string" || v === "" || known.includes(v)) return null;
+  return `${where} = "${oneLine(v, 40)}" is not a value Terminus knows (${
+    known.join(", ")
+  }), so it is read as "${known[0]}"`;
+}
+
+/** Every unknown text value in a parsed file: [retention] action, each project's, [capture] mode. */
+function unknownValuesIn(doc: Table): string[] {
+  const out: string[] = [];
+  const r = doc.retention;
+  if (isTable(r)) {
+    const v = unknownValue("retention.action", "action", r.action);
+    if (v) out.push(v);
+    if (isTable(r.project)) {
+      for (const [p, rule] of Object.entries(r.project)) {
+        if (!isTable(rule)) continue;
+        const pv = unknownValue(`retention.project."${p}".action`, "action", rule.action);
+        if (pv) out.push(pv);
+      }
+    }
+  }
+  if (isTable(doc.capture)) {
+    const v = unknownValue("capture.mode", "mode", doc.capture.mode);
+    if (v) out.push(v);
+  }
+  return out;
 }
 
 function tomlDetail(e: TomlError): string {
@@ -93,10 +144,11 @@ const KNOWN_KEYS: Record<string, string[]> = {
 };
 
 /**
- * Unknown keys that look like a misspelling of a known one (`brief_char`, `[snapshots]`), one
- * line each. Unknown keys are ignored, as the file format promises; this only lets doctor say
- * that a setting someone meant to make is not taking effect. A file that does not parse has
- * none (its load error says why).
+ * Unknown keys that look like a misspelling of a known one (`brief_char`, `[snapshots]`), and
+ * text values Terminus does not know (`action = "purge"`), one line each. Unknown keys are
+ * ignored and unknown values read as the default, as the file format promises; this only lets
+ * doctor say that a setting someone meant to make is not taking effect. A file that does not
+ * parse has none (its load error says why).
  */
 export function nearMissKeys(text: string): string[] {
   let doc: Table;
@@ -122,7 +174,7 @@ export function nearMissKeys(text: string): string[] {
     }
   };
   look(doc, "");
-  return out;
+  return [...out, ...unknownValuesIn(doc)];
 }
 
 function isTable(v: unknown): v is Table {
@@ -235,7 +287,7 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     if (!(key in t)) return undefined;
     const v = t[key];
     if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-      throw invalid(path, `${where} must be a list of paths${at(key)}`);
+      throw wrongType(path, v, `${where} must be a list of paths${at(key)}`);
     }
     return v as string[];
   };
@@ -244,20 +296,22 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     const v = t[key];
     if (typeof v === "bigint") return Number(v);
     if (typeof v !== "number" || !Number.isInteger(v)) {
-      throw invalid(path, `${where} must be a whole number${at(key)}`);
+      throw wrongType(path, v, `${where} must be a whole number${at(key)}`);
     }
     return v;
   };
   const bool = (t: Table, key: string, where: string): boolean | undefined => {
     if (!(key in t)) return undefined;
     const v = t[key];
-    if (typeof v !== "boolean") throw invalid(path, `${where} must be true or false${at(key)}`);
+    if (typeof v !== "boolean") {
+      throw wrongType(path, v, `${where} must be true or false${at(key)}`);
+    }
     return v;
   };
   const text_ = (t: Table, key: string, where: string): string | undefined => {
     if (!(key in t)) return undefined;
     const v = t[key];
-    if (typeof v !== "string") throw invalid(path, `${where} must be text${at(key)}`);
+    if (typeof v !== "string") throw wrongType(path, v, `${where} must be text${at(key)}`);
     return v === "" ? undefined : v;
   };
   const table = (t: Table, key: string): Table | undefined => {
@@ -344,6 +398,7 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     const r = bool(privacy, "redact_recall", "privacy.redact_recall");
     if (r !== undefined) cfg.privacy.redactRecall = r;
   }
+  cfg.unknownValues = unknownValuesIn(doc);
   return cfg;
 }
 

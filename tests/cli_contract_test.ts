@@ -86,6 +86,7 @@ const COMMANDS: CommandSpec[] = [
       excluded: 0,
       file: null,
       lines: 0,
+      skipped: 0,
     }),
   },
   { name: "ingest", json: false, freeArgs: true },

@@ -188,7 +188,15 @@ Deno.test("load errors: not TOML, [provider], and an api_key line that is never 
   fails("roots = [\n", /^\/cfg\/terminus\.toml is not valid TOML: /);
   fails("[provider]\n", /^\/cfg\/terminus\.toml still has a \[provider\] table\./);
   fails('[snapshot]\nkeep = ""\n', /is not valid TOML: /);
-  fails('roots = "/one/root"\n', /is not valid TOML: /);
+  // valid TOML with a value of the wrong type: said as that, with its line
+  fails(
+    'roots = "/one/root"\n',
+    /^\/cfg\/terminus\.toml: roots must be a list of paths \(line 1\)$/,
+  );
+  fails(
+    '[retention]\nage_days = "30"\n',
+    /^\/cfg\/terminus\.toml: retention\.age_days must be a whole number \(line 2\)$/,
+  );
   assert.throws(() => parse('api_key = "sk-ant-hush-hush\n'), (e: unknown) => {
     const m = (e as Error).message;
     assert.match(m, /is not valid TOML: .*line 1, column \d+$/);

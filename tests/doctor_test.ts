@@ -128,7 +128,7 @@ Deno.test({
       ),
     );
     assert.ok(
-      human.out.endsWith("\nno problems. doctor changed nothing and never does.\n"),
+      human.out.endsWith("\nno problems, 2 note(s). doctor changed nothing and never does.\n"),
       human.out,
     );
   },
@@ -176,7 +176,10 @@ Deno.test("before any install: problems with their fixes, exit 1, and reason nam
   assert.equal(data.claude_code.state, "unknown", "no claude on PATH");
   const human = await runCli(sb, ["doctor"]);
   assert.equal(human.code, 1);
-  assert.match(human.out, /\n6 problem\(s\)\. doctor changed nothing and never does\.\n$/);
+  assert.match(
+    human.out,
+    /\n6 problem\(s\), \d+ note\(s\)\. doctor changed nothing and never does\.\n$/,
+  );
   assert.match(human.err, /6 problem\(s\): binary, /);
 });
 

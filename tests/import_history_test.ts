@@ -91,6 +91,7 @@ Deno.test("import-history: every entry kept, broken lines counted and named, unk
     added: 5,
     already: 0,
     excluded: 0,
+    skipped: 0,
     broken: 3,
     broken_lines: [
       { line: 4, reason: "not JSON" },

@@ -162,9 +162,13 @@ Deno.test({
 
       await t.keys("C-e");
       s = await t.until((x) => x.includes("exported to"), "the export confirmed");
-      const md = join(alpha, (/exported to .*\/(session-\d+\.md)/.exec(s) ?? [])[1] ?? "none");
+      // into a folder of its own in the temp directory, never the project's working tree
+      const md = (/exported to (\S*\/session-\d+\.md)/.exec(s) ?? [])[1] ?? "none";
       assert.ok(await exists(md), s);
+      assert.ok(!md.startsWith(alpha), md);
+      assert.deepEqual([...Deno.readDirSync(alpha)].filter((e) => e.name.endsWith(".md")), []);
       assert.match(await Deno.readTextFile(md), /rename the zebra module/);
+      await Deno.remove(join(md, ".."), { recursive: true });
       await t.keys("C-c");
       const r = await t.exited();
       assert.equal(r.code, 130, r.err);

@@ -232,8 +232,8 @@ Deno.test("sessions and observations", async (t) => {
     assert.match(r.err, new RegExp(`^${all.length} session\\(s\\)$`, "m"));
   });
 
-  await t.step("sessions --limit: the first n in session_no order", async () => {
-    assert.deepEqual(keysOf(await sessions("--limit", "2")), [k1, kSide]);
+  await t.step("sessions --limit: the newest n, in session_no order", async () => {
+    assert.deepEqual(keysOf(await sessions("--limit", "2")), [k2, k3]);
     assert.deepEqual(keysOf(await sessions("--limit", "99")), keysOf(all));
     for (const v of ["0", "-1", "two"]) {
       const r = await w.run(["sessions", "--limit", v], at);
@@ -313,12 +313,13 @@ Deno.test("sessions and observations", async (t) => {
     const r = await w.run(["observations"], at);
     assert.equal(r.code, 0);
     const lines = r.out.split("\n");
-    assert.ok(
-      lines.includes(
-        `${sid1}.jsonl  feature-x  ${s1.turns.length} turn(s)  2h 0m 0s  1 compaction(s)`,
-      ),
-      r.out,
+    // each session by the number `sessions show` takes, with the title `sessions` shows
+    const head = lines.findIndex((l) =>
+      /^#\d+ {2}/.test(l) &&
+      l.endsWith(`${sid1}.jsonl  feature-x  ${s1.turns.length} turn(s)  2h 0m 0s  1 compaction(s)`)
     );
+    assert.ok(head >= 0, r.out);
+    assert.match(lines[head + 1], /^ {2}title {11}\S/, r.out);
     // paths inside the project are shown from there (issue 14); --json keeps them whole
     assert.ok(lines.includes(`  files modified  src/b.ts, src/c.ts`), r.out);
     assert.ok(lines.includes(`  files read      src/a.ts`), r.out);
@@ -330,8 +331,9 @@ Deno.test("sessions and observations", async (t) => {
       lines.some((l) => l.startsWith("  errors          ") && l.includes("could not compile")),
     );
     assert.ok(
-      lines.includes(
-        `agent-side1.jsonl  main  ${side.turns.length} turn(s)  30m 0s  0 compaction(s)`,
+      lines.some((l) =>
+        /^#\d+ {2}agent-side1\.jsonl {2}main {2}/.test(l) &&
+        l.endsWith(`${side.turns.length} turn(s)  30m 0s  0 compaction(s)`)
       ),
     );
     assert.match(r.err, /^3 observation\(s\)$/m);

@@ -422,12 +422,11 @@ Deno.test("sessions name/tag/untag: rules, --tag filter, bad input changes nothi
 
   const before = handles(f.w.sb.store);
   const bad: string[][] = [
-    ["sessions", "tag", no, "Upper"],
     ["sessions", "tag", no, "ok", "has space"],
     ["sessions", "tag", no, "x".repeat(33)],
     ["sessions", "tag", no, "é"],
     ["sessions", "tag", no],
-    ["sessions", "untag", no, "BAD"],
+    ["sessions", "untag", no, "BAD ONE"],
     ["sessions", "name", no, "x".repeat(201)],
     ["sessions", "name", no, "two\nlines"],
     ["sessions", "name", no, "esc \u001b[31m"],
@@ -435,7 +434,7 @@ Deno.test("sessions name/tag/untag: rules, --tag filter, bad input changes nothi
     ["sessions", "name", no, "   "],
     ["sessions", "name", no],
     ["sessions", "name", no, "a", "b"],
-    ["sessions", "--tag", "NOPE"],
+    ["sessions", "--tag", "NO PE"],
     ["sessions", "show", no, "--tag", "x"],
     ["sessions", "bogus"],
     ["sessions", "--limit", "2", "show", no],
@@ -447,6 +446,11 @@ Deno.test("sessions name/tag/untag: rules, --tag filter, bad input changes nothi
     assert.equal(r.err.split("\n")[0].startsWith("terminus: "), true, args.join(" "));
   }
   assert.equal((await f.w.run(["sessions", "tag", "999", "ok"], f.at)).code, 1);
+  // capitals are lowercased rather than refused: one tag, one spelling
+  const upper = await f.w.run(["sessions", "tag", other, "Upper"], f.at);
+  assert.equal(upper.code, 0, upper.err);
+  assert.deepEqual((await list(f, "--tag", "UPPER")).map((v) => v.session_no), [Number(other)]);
+  await f.w.run(["sessions", "untag", other, "upper"], f.at);
   assert.equal(handles(f.w.sb.store), before, "no bad input changed a name or a tag");
   assert.equal(
     (await f.w.run(["sessions", "name", no, "x".repeat(200)], f.at)).code,
@@ -581,9 +585,12 @@ Deno.test("search answers a session's title apart from its hits; every hit carri
   type Title = { session_no: number; title: string };
   const answer = async (...words: string[]) =>
     (await f.w.json(["search", ...words], f.at)).data as { hits: Hit[]; titles?: Title[] };
-  // "found" is in no turn, only in the /rename title: no turn hit, one title
-  const found = await answer("budget", "found");
+  // "found" is in no turn, only in the /rename title: under the spec's rule (--strict) no turn
+  // hit, one title; without it, the turns holding "budget" follow as further answers, marked
+  const found = await answer("--strict", "budget", "found");
   assert.deepEqual(found.hits, []);
+  const further = (await answer("budget", "found")).hits as (Hit & { match: string })[];
+  assert.ok(further.length > 0 && further.every((h) => h.match === "any_word"));
   assert.deepEqual(found.titles, [{
     session_no: no,
     session_key: `${SID}.jsonl`,
@@ -592,7 +599,7 @@ Deno.test("search answers a session's title apart from its hits; every hit carri
     title: "Retry budget, found",
     relevance: (found.titles![0] as unknown as { relevance: number }).relevance,
   }]);
-  const human = await f.w.run(["search", "budget", "found"], f.at);
+  const human = await f.w.run(["search", "--strict", "budget", "found"], f.at);
   assert.match(human.out, /^ {4}title: Retry budget, found$/m);
   // a name set with `sessions name` is searchable at once
   await f.w.run(["sessions", "name", String(no), "zebra crossing"], f.at);

@@ -232,11 +232,28 @@ export function press(s: State, key: Key, src: BrowseSource): void {
 
 const SGR = { rev: "\x1b[7m", bold: "\x1b[1m", dim: "\x1b[2m" };
 
-function itemLine(v: SessionView): string {
+/** One row: the number padded to the list's widest (so `#14` lines up under `#212`), day, title. */
+function itemLine(v: SessionView, numberWidth: number): string {
   const tags = v.tags.length ? "  " + v.tags.map((t) => `+${t}`).join(" ") : "";
   const marks = (v.sidecar ? "  (subagent)" : "") + (v.evicted ? "  (evicted)" : "") +
     (v.transcript_present === false ? "  (deleted)" : "");
-  return `#${v.session_no}  ${day(v.first_turn_at)}  ${v.title ?? "(untitled)"}${tags}${marks}`;
+  return `${`#${v.session_no}`.padEnd(numberWidth)}  ${day(v.first_turn_at)}  ${
+    v.title ?? "(untitled)"
+  }${tags}${marks}`;
+}
+
+/**
+ * Where the preview opens: at the first line holding one of the words typed (why the row
+ * matched), a couple of lines of context above it; at the start with nothing typed.
+ */
+export function previewStart(lines: string[], text: string): number {
+  const words = text.toLowerCase().split(/\s+/).filter((w) => w.length > 1 && !w.startsWith("+"));
+  if (!words.length) return 0;
+  const at = lines.findIndex((l) => {
+    const lower = l.toLowerCase();
+    return words.some((w) => lower.includes(w));
+  });
+  return at < 0 ? 0 : Math.max(0, at - 2);
 }
 
 /** The whole screen for `cols` x `rows`, as the bytes to write. */
@@ -254,6 +271,10 @@ export function render(s: State, src: BrowseSource, cols: number, rows: number):
   const listRows = s.preview ? Math.max(3, Math.floor((h - 4) / 3)) : h - 3;
   if (s.selected < s.top) s.top = s.selected;
   if (s.selected >= s.top + listRows) s.top = s.selected - listRows + 1;
+  const numberWidth = Math.max(
+    0,
+    ...s.sessions.slice(s.top, s.top + listRows).map((v) => `#${v.session_no}`.length),
+  );
   for (let i = 0; i < listRows; i++) {
     const v = s.sessions[s.top + i];
     if (!v) {
@@ -261,7 +282,7 @@ export function render(s: State, src: BrowseSource, cols: number, rows: number):
       continue;
     }
     const on = s.top + i === s.selected;
-    const text = fit((on ? "> " : "  ") + itemLine(v), w);
+    const text = fit((on ? "> " : "  ") + itemLine(v, numberWidth), w);
     lines.push(on ? REV(text) : text);
   }
   if (s.preview) {
@@ -269,7 +290,7 @@ export function render(s: State, src: BrowseSource, cols: number, rows: number):
     if (sel && s.previewOf !== sel.session_no) {
       s.previewLines = src.preview(sel.session_no);
       s.previewOf = sel.session_no;
-      s.previewTop = 0;
+      s.previewTop = previewStart(s.previewLines, s.text);
     }
     const room = h - 3 - listRows - 1;
     s.previewTop = Math.max(0, Math.min(s.previewTop, s.previewLines.length - room));

@@ -21,7 +21,7 @@ import { exportBytes, writeExport } from "../sessions/export.ts";
 import { planRestore, writeRestore } from "../sessions/restore.ts";
 import { checkTags, tagSession } from "../sessions/handles.ts";
 import { tagProblem } from "../transcript/titles.ts";
-import { exists, join } from "../posix.ts";
+import { join } from "../posix.ts";
 import { SHOW_RESULT_LINES } from "../constants.ts";
 
 /** How many sessions the list holds with nothing typed. */
@@ -123,8 +123,9 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
     exportMd(no) {
       const r = row(no);
       const bytes = exportBytes(loadSession(i.db, r, everywhere, isRedacting(filter)), "md");
-      let path = join(i.cwd, `session-${no}.md`);
-      for (let k = 2; exists(path); k++) path = join(i.cwd, `session-${no}-${k}.md`);
+      // one keystroke writes nothing into the project's working tree: a folder of its own in
+      // the temp directory, named on the screen (`sessions export` writes where it is told)
+      const path = join(Deno.makeTempDirSync({ prefix: "terminus-export-" }), `session-${no}.md`);
       writeExport(path, bytes);
       return `#${no} exported to ${path}`;
     },

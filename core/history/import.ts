@@ -32,9 +32,20 @@ export interface ImportResult {
   added: number;
   already: number;
   excluded: number;
+  /** Session controls typed as prompts (`/exit`, `/clear`): nothing to search for, left out. */
+  skipped: number;
   broken: number;
   broken_lines: { line: number; reason: string }[];
   dry_run: boolean;
+}
+
+/**
+ * A prompt that only steered the session (`/exit`, `/clear`, `/compact`, ...), with nothing
+ * after the command: no question or answer to find again.
+ */
+export function isSessionControl(display: string): boolean {
+  return /^\/(exit|quit|clear|compact|resume|continue|logout|login|cost|status|help|config|model|doctor|vim|theme|permissions|memory|mcp|hooks|agents|ide|upgrade)$/
+    .test(display.trim());
 }
 
 export function emptyImport(dryRun: boolean): ImportResult {
@@ -44,6 +55,7 @@ export function emptyImport(dryRun: boolean): ImportResult {
     added: 0,
     already: 0,
     excluded: 0,
+    skipped: 0,
     broken: 0,
     broken_lines: [],
     dry_run: dryRun,
@@ -169,6 +181,10 @@ export async function importHistory(
     const parsed = parseEntry(l.bytes);
     if (typeof parsed === "string") {
       broken(l.no, parsed);
+      continue;
+    }
+    if (isSessionControl(parsed.display) && !parsed.pasted?.includes('"content"')) {
+      res.skipped++;
       continue;
     }
     const cwd = parsed.cwd;

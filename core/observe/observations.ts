@@ -9,9 +9,14 @@ import { listObservations, type ObservationRow } from "../store/observations_lis
 import { LOCK_HELD, lockHeldMessage, withLockedStore } from "../store/lock.ts";
 import { initReader } from "../store/codec.ts";
 import { regenerate, type RegenerateResult } from "./step.ts";
+import { titleFactsOf } from "../store/sessions_sql.ts";
+import { chooseTitle } from "../transcript/titles.ts";
+import { egress } from "../egress.ts";
 
 export interface VisibleObservations {
   rows: ObservationRow[];
+  /** Each observed session's title as `sessions` shows it (through the egress filter). */
+  titles: Map<number, string | null>;
   /** Why there are none when they could not be asked (no store, no project here); else null. */
   reason: string | null;
   warnings: string[];
@@ -21,10 +26,24 @@ export async function visibleObservations(
   ctx: Context,
   project: string | undefined,
 ): Promise<VisibleObservations> {
-  const got = await readInScope(ctx, project, (db, vis) => listObservations(db, vis), {
-    readsBlocks: true,
-  });
-  return { rows: got.value ?? [], reason: got.reason, warnings: got.warnings };
+  const got = await readInScope(ctx, project, (db, vis, r) => {
+    const rows = listObservations(db, vis);
+    const filter = egress(r.cfg.privacy.redactRecall);
+    const facts = titleFactsOf(db, rows.map((o) => o.sessionNo));
+    const titles = new Map<number, string | null>();
+    for (const o of rows) {
+      const f = facts.get(o.sessionNo);
+      const t = f ? chooseTitle(f).title : null;
+      titles.set(o.sessionNo, t === null ? null : filter(t));
+    }
+    return { rows, titles };
+  }, { readsBlocks: true });
+  return {
+    rows: got.value?.rows ?? [],
+    titles: got.value?.titles ?? new Map(),
+    reason: got.reason,
+    warnings: got.warnings,
+  };
 }
 
 export type Regenerated =

@@ -14,13 +14,15 @@ import { UsageError } from "../errors.ts";
 import { nameProblem, tagProblem } from "../transcript/titles.ts";
 
 /** Every tag checked before any is written; the first bad one is named. */
+/** The tags as stored: lowercased (`BugHunt` is `bughunt`, as the browser's +tag is), then checked. */
 export function checkTags(tags: string[]): string[] {
   if (tags.length === 0) throw new UsageError("give at least one tag after the session");
-  for (const t of tags) {
+  const lower = tags.map((t) => t.toLowerCase());
+  for (const t of lower) {
     const p = tagProblem(t);
     if (p) throw new UsageError(p);
   }
-  return [...new Set(tags)];
+  return [...new Set(lower)];
 }
 
 export function checkName(name: string): string {

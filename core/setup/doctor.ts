@@ -274,6 +274,12 @@ function checkConfigRoots(r: Report, env: Env): void {
   if (near.length && r.config_roots && r.config_roots.state !== "problem") {
     r.config_roots = note(`${r.config_roots.finding}; ${cutList(near, "; ")}`, r.config_roots.fix);
   }
+  // which file was read, or that there is none (every default): a load error names it already
+  const file = configFile(env);
+  if (r.config_roots && !r.config_roots.finding.includes(file)) {
+    const named = exists(file) ? `config ${file}` : `no config file (${file}), so every default`;
+    r.config_roots = { ...r.config_roots, finding: `${named}; ${r.config_roots.finding}` };
+  }
 }
 
 /** The data directory, the store in it and the last archive pass. */

@@ -49,6 +49,13 @@ export function unlabelledClosed(db: Db): DecisionRow[] {
   ).all() as unknown as DecisionRow[];
 }
 
+/** Logged decisions not labelled yet: their session is still open (or not archived yet). */
+export function unlabelledCount(db: Db): number {
+  return (db.prepare("SELECT count(*) AS n FROM decisions WHERE labelled = 0").get() as {
+    n: number;
+  }).n;
+}
+
 /** Labelled decisions: the set replay re-scores. */
 export function labelledDecisions(db: Db): DecisionRow[] {
   return db.prepare(

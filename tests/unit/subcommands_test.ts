@@ -35,7 +35,7 @@ Deno.test("subcommands: the first word names one; none is the fallback; a comman
 Deno.test("subcommands: each refusal as the command words it", async () => {
   assert.equal(
     await refused(["sessions", "shwo", "1"]),
-    "sessions takes no argument 'shwo'; its verbs are show, export, restore, browse, name, tag, untag, delete, search, changes",
+    "sessions takes no argument 'shwo'; its verbs are list, show, export, restore, browse, name, tag, untag, delete, search, changes",
   );
   assert.equal(
     await refused(["sessions", "--json", "show", "1"]),

@@ -149,7 +149,13 @@ Deno.test("stats: a queued decision is logged by the pass and labelled a hit onc
   await pass(box, new Date(NOW.getTime() + 60_000));
   const open = await jsonOf(box, ["stats"]);
   assert.deepEqual([open.data.decisions, open.data.hits], [1, 0], "not labelled while open");
+  // stats and replay both say why the prompt has no label yet
+  const waiting =
+    /^1 logged prompt\(s\) wait for a label: a label is written once the session has been idle 6 hours, and replay re-scores only labelled prompts$/m;
+  assert.match((await cli(box, ["stats"])).err, waiting);
+  assert.match((await cli(box, ["replay"])).err, waiting);
   await pass(box, new Date(NOW.getTime() + CLOSE_AFTER_MS + 3_600_000));
+  assert.doesNotMatch((await cli(box, ["stats"])).err, /wait for a label/);
   const closed = await jsonOf(box, ["stats"]);
   assert.deepEqual(
     [closed.data.decisions, closed.data.injected_turns, closed.data.hits, closed.data.precision],
