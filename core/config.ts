@@ -15,6 +15,7 @@ import {
   SNAPSHOT_KEEP_DEFAULT,
 } from "./constants.ts";
 import { editDistance } from "./suggest.ts";
+import { fileKind } from "./plain_file.ts";
 
 export type CaptureMode = "full" | "lean" | "minimal";
 export type RetentionAction = "keep" | "evict" | "delete";
@@ -205,7 +206,7 @@ export function readConfigText(path: string): string | null {
   if (!info.isFile) {
     throw refuse(
       `is not a regular file (${
-        kindOf(info)
+        fileKind(info)
       }); terminus.toml must be a plain file, so it was not read`,
     );
   }
@@ -250,15 +251,6 @@ export function readConfigText(path: string): string | null {
   } finally {
     f.close();
   }
-}
-
-function kindOf(info: Deno.FileInfo): string {
-  if (info.isDirectory) return "a folder";
-  if (info.isFifo) return "a FIFO";
-  if (info.isCharDevice) return "a character device";
-  if (info.isBlockDevice) return "a block device";
-  if (info.isSocket) return "a socket";
-  return "not a file";
 }
 
 export function parseConfig(text: string, path: string, env: Env): Config {

@@ -38,6 +38,16 @@ export interface PlainFile extends Disposable {
   close(): void;
 }
 
+/** What a stat says a path is, in words, when it is not a regular file. */
+export function fileKind(info: Deno.FileInfo): string {
+  if (info.isDirectory) return "a folder";
+  if (info.isFifo) return "a FIFO";
+  if (info.isCharDevice) return "a character device";
+  if (info.isBlockDevice) return "a block device";
+  if (info.isSocket) return "a socket";
+  return "not a file";
+}
+
 function kindOf(st: NodeFs.Stats): string {
   if (st.isDirectory()) return "a folder";
   if (st.isFIFO()) return "a FIFO";

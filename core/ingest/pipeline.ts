@@ -37,7 +37,7 @@ import { Batch, type FileOutcome } from "./batch.ts";
 import { nextWindow, readRange } from "./window.ts";
 import type { Tombstone } from "../store/tombstones_sql.ts";
 import { buried } from "./tombstone.ts";
-import { NotPlainFile } from "../plain_file.ts";
+import { fileKind, NotPlainFile } from "../plain_file.ts";
 
 /** What the pipeline needs of the pass's input. */
 export interface ArchiverInput {
@@ -529,17 +529,8 @@ interface Prepared {
  */
 function plainInfo(path: string): Deno.FileInfo {
   const info = Deno.statSync(path);
-  if (!info.isFile) throw new NotPlainFile(path, kindOf(info));
+  if (!info.isFile) throw new NotPlainFile(path, fileKind(info));
   return info;
-}
-
-function kindOf(info: Deno.FileInfo): string {
-  if (info.isDirectory) return "a folder";
-  if (info.isFifo) return "a FIFO";
-  if (info.isCharDevice) return "a character device";
-  if (info.isBlockDevice) return "a block device";
-  if (info.isSocket) return "a socket";
-  return "not a file";
 }
 
 /** `<key>` -> `<key>#2`, `<key>#2` -> `<key>#3`. */
