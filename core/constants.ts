@@ -155,17 +155,117 @@ export const TIER_SESSION_BELOW = 3;
  * size), direct actions first, then newest.
  */
 export const RECALL_POOL_PER_NAME = 50;
-/** Prompt recall: an entity's turn count for its idf is counted no further than this. */
-export const RECALL_DF_CAP = 2_000;
 /** Prompt recall: stored paths read for one path part (a bare file name, a folder's name). */
 export const PATH_NAMES_READ = 200;
 /**
  * Prompt recall: an identifier carried by more of the scope's sessions than this share (and
  * more than the floor) is too common to bring a turn alone. Picked by `deno task bench --only
- * recall` (the word sets and the plan replay).
+ * recall` (the word sets and the held-out plan replay).
  */
-export const COMMON_IDENTIFIER_SHARE = 0.05;
+export const COMMON_IDENTIFIER_SHARE = 0.1;
 export const COMMON_IDENTIFIER_MIN_SESSIONS = 3;
+/**
+ * Prompt recall: the names read from one prompt before the rarest are kept. Each costs one
+ * bounded count of the sessions holding it; only `max_candidates` (8) of them are looked up.
+ */
+export const RECALL_NAMES_SEEN = 32;
+/**
+ * Prompt recall: index rows read to count the sessions that hold one name. A name with more
+ * rows than this is counted among its first this many (direct actions first, then newest), so
+ * its count can only come out low, and only for a name carried by that many turns.
+ */
+export const RECALL_SESSION_DF_ROWS = 400;
+/** Prompt recall: file names one stem may stand for (`sync_cmd` -> `sync_cmd.py`, `.sh`). */
+export const STEM_FILE_NAMES = 2;
+/**
+ * Prompt recall: everyday words of the field, spelled like identifiers or file names: product,
+ * platform, language and format names. Prose is full of them, so none brings a turn on its own
+ * however rare it is in the archive (it still adds to a match on something else), and none
+ * takes one of the 8 names a prompt looks up while a rarer name waits. Compared without case.
+ * Kept short: a name that is common in a project is held back by its session count anyway.
+ */
+export const EVERYDAY_NAMES: readonly string[] = Object.freeze([
+  // code hosts, tools and services
+  "GitHub",
+  "GitLab",
+  "BitBucket",
+  "DevOps",
+  "DockerHub",
+  "PyPI",
+  "npm",
+  "OpenAI",
+  "ChatGPT",
+  "ClaudeCode",
+  "YouTube",
+  "LinkedIn",
+  "WhatsApp",
+  "PayPal",
+  "CloudFlare",
+  "CloudFront",
+  "CloudWatch",
+  "DynamoDB",
+  "MongoDB",
+  "PostgreSQL",
+  "MySQL",
+  "SQLite",
+  "MariaDB",
+  "ElasticSearch",
+  "OpenSearch",
+  "RabbitMQ",
+  "WebAssembly",
+  "WebSocket",
+  "WebSockets",
+  "WebGL",
+  "WebRTC",
+  "VSCode",
+  "IntelliJ",
+  "PyCharm",
+  "WebStorm",
+  "PowerShell",
+  "NumPy",
+  "SciPy",
+  "PyTorch",
+  "TensorFlow",
+  "FastAPI",
+  "GraphQL",
+  "OAuth",
+  // platforms and languages
+  "macOS",
+  "iOS",
+  "iPadOS",
+  "watchOS",
+  "tvOS",
+  "visionOS",
+  "iPhone",
+  "iPad",
+  "AirPods",
+  "TypeScript",
+  "JavaScript",
+  "CoffeeScript",
+  "ActionScript",
+  "PHPUnit",
+  "ObjC",
+  "CMake",
+  "LaTeX",
+  "Node.js",
+  "Next.js",
+  "Nuxt.js",
+  "Vue.js",
+  "React.js",
+  "Express.js",
+  "Three.js",
+  "D3.js",
+  "ASP.NET",
+  // formats and documents
+  "README",
+  "JSON",
+  "YAML",
+  "TOML",
+  "GeoJSON",
+  "JSONL",
+  "NDJSON",
+  "OpenAPI",
+]);
 /** Prompt recall: tied hits whose text is read for the prompt's words, in all. */
 export const TIE_TEXT_READS = 20;
 export const ENTITIES_PER_TURN = 48;

@@ -475,6 +475,7 @@ Deno.test("hook UserPromptSubmit: a named file that a past session Read brings t
     assert.equal(d.cwd, ALPHA);
     assert.equal(d.project, ALPHA);
     assert.deepEqual(d.spellings, [`${ALPHA}/src/worker/S.ts`]);
+    assert.deepEqual(d.looked_up, [`${ALPHA}/src/worker/S.ts`]);
     assert.deepEqual((d.injected as { id: number }[]).map((i) => i.id), [w.readCall]);
     // tool results are left out of the prompt lookup itself: they take no rank
     assert.ok(
@@ -516,6 +517,28 @@ Deno.test("hook UserPromptSubmit: a path closed by sentence punctuation is still
     "check (src/worker/S.ts) once more!",
   ];
   let n = 0x500;
+  for (const prompt of prompts) {
+    const r = await hookOnTime(sb, ["UserPromptSubmit"], {
+      stdin: promptPayload(sid(n++), ALPHA, prompt),
+    });
+    assert.equal(r.code, 0, r.err);
+    assert.deepEqual(
+      turnIdsIn(additionalContext(r, "UserPromptSubmit") ?? ""),
+      [w.readCall],
+      `nothing for: ${prompt}`,
+    );
+  }
+});
+
+Deno.test("hook UserPromptSubmit: a path pasted as Claude Code's file mention or IDE selection is the path", async () => {
+  await using sb = await hookSandbox();
+  const w = await alphaWorld(sb);
+  const prompts = [
+    "what does @src/worker/S.ts retry?",
+    "look at src/worker/S.ts:12-30",
+    `explain @${ALPHA}/src/worker/S.ts:680-706`,
+  ];
+  let n = 0x520;
   for (const prompt of prompts) {
     const r = await hookOnTime(sb, ["UserPromptSubmit"], {
       stdin: promptPayload(sid(n++), ALPHA, prompt),

@@ -32,7 +32,14 @@ import { PASS_STAMP_FILE } from "../core/paths.ts";
 import { recall } from "../core/inject/prompt.ts";
 import { spellings } from "../core/inject/spellings.ts";
 import { THRESHOLDS } from "../core/inject/thresholds.ts";
-import { canonicalPath, containsWord, pathKeys, pathMatches } from "../core/recall/structural.ts";
+import {
+  canonicalPath,
+  containsWord,
+  entityMatches,
+  isStemOf,
+  pathKeys,
+  pathMatches,
+} from "../core/recall/structural.ts";
 
 const P = "/nonexistent/terminus-recall/proj";
 const SID = "7e57a11d-0000-4000-8000-000000000001";
@@ -165,6 +172,13 @@ Deno.test("recall: the structural rule's path and word boundaries", () => {
     "src/a.ts",
   ]);
   assert.equal(canonicalPath("./x/y/"), "x/y");
+  // an identifier matches the file it is the stem of, and only that file
+  assert.ok(entityMatches({ kind: "path", value: "/r/src/sync_cmd.py" }, "sync_cmd"));
+  assert.ok(isStemOf("src/sync_cmd.MD", "sync_cmd"));
+  assert.ok(!isStemOf("/r/src/sync_cmd_test.py", "sync_cmd"));
+  assert.ok(!isStemOf("/r/src/sync_cmd.test.ts", "sync_cmd"));
+  assert.ok(!isStemOf("/r/src/sync_cmd", "sync_cmd")); // a folder, or a file with no extension
+  assert.ok(!entityMatches({ kind: "path", value: "/r/sync_cmd/x.py" }, "sync_cmd"));
   assert.ok(containsWord("uv run check_types --strict", "check_types"));
   assert.ok(!containsWord("pytest -k test_check_types_x", "check_types"));
 });

@@ -133,6 +133,19 @@ Deno.test("spellings: slashes alone, number fractions and sentence words are no 
     "land_cmd.py",
   ]);
   assert.deepEqual(s("e.g. this, i.e. that"), []);
+  // as people paste them: a file mention, a line, an IDE selection's range
+  assert.deepEqual(s("see @src/a.py, src/b.py:12 and @/abs/c.go:680-706 then dd.ts#L3-L9"), [
+    `${P}/src/a.py`,
+    `${P}/src/b.py`,
+    "/abs/c.go",
+    "dd.ts",
+  ]);
+  // a Windows working directory is not resolved against: the path is looked up as typed
+  assert.deepEqual(spellings("@src/config/segment_types.go", "D:\\oh-my-posh", 8), [
+    "src/config/segment_types.go",
+  ]);
+  // nor is the stem of a file the prompt names beside it
+  assert.deepEqual(s("integration_test in integration_test.go"), ["integration_test.go"]);
   assert.deepEqual(s("check ~/.claude/settings.json"), ["/home/u/.claude/settings.json"]);
   assert.ok(isFileName("S.ts") && isFileName(".env") && !isFileName("e.g", true));
   assert.ok(!isFileName("self.assertEqual", true));

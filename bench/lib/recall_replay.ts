@@ -11,9 +11,9 @@ import { recall } from "../../core/inject/prompt.ts";
 import { spellings } from "../../core/inject/spellings.ts";
 import { THRESHOLDS } from "../../core/inject/thresholds.ts";
 import { judge } from "../../core/feedback/labels.ts";
-import { PROMPT_CHARS_DEFAULT } from "../../core/constants.ts";
+import { PROMPT_CHARS_DEFAULT, RECALL_NAMES_SEEN } from "../../core/constants.ts";
 import { structuralLookup } from "../../core/recall/lookup.ts";
-import { entityMatches, isPathSpelling } from "../../core/recall/structural.ts";
+import { entityMatches, isEverydayName, isPathSpelling } from "../../core/recall/structural.ts";
 import { laterEntities } from "../../core/store/decisions.ts";
 
 export interface Fired {
@@ -195,7 +195,7 @@ export function freshRecall(db: Db, n: NamedPrompt): ReturnType<typeof recall> {
     db,
     vis: { project: n.project, exclude: [] },
     sessionId: "00000000-0000-4000-8000-000000000000",
-    spellings: spellings(n.prompt, n.cwd, THRESHOLDS.max_candidates),
+    spellings: spellings(n.prompt, n.cwd, RECALL_NAMES_SEEN),
     cwd: n.cwd,
     prompt: n.prompt,
     thresholds: THRESHOLDS,
@@ -227,7 +227,7 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
   const injectedBySession = new Map<string, Set<number>>();
   try {
     for (const p of rows) {
-      const names = spellings(p.text, p.cwd, THRESHOLDS.max_candidates);
+      const names = spellings(p.text, p.cwd, RECALL_NAMES_SEEN);
       if (!names.length || !p.project) continue;
       res.naming++;
       const st = injectedBySession.get(p.sessionId ?? "") ?? new Set<number>();
@@ -288,6 +288,8 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
 /* ---------- plan replay ---------- */
 
 export interface PlanReplay {
+  /** The held-out split (null: each prompt against everything archived before it). */
+  split: { share: number; before: number; after: number } | null;
   /** Sessions whose first typed input is a plan or a long prompt naming files. */
   plans: number;
   /** Of those, the ones with something to recall: a thing the session went on to touch that an
@@ -299,12 +301,24 @@ export interface PlanReplay {
   injectedTurns: number;
   hits: number;
   falsePositives: number;
+  /** Handed-over turns that were tool results (or any record but a prompt or a reply): 0. */
+  toolResults: number;
+  /** Fired prompts whose first turn was the Read/Edit/Write/Grep of what it matched on. */
+  firstDirect: number;
+  /** Fired prompts whose first turn was a git line that only lists it (a commit). */
+  firstListing: number;
   lookupMs: number[];
   examples: (Fired & { recallable: boolean })[];
 }
 
 /** Plan-shaped or long: what a person pastes to start a session's work. */
 const PLAN = /^\s*(#{1,3} |implement the following plan|plan:|\*\*plan)/i;
+/**
+ * The summary a compaction opens a continued session with. Claude Code 1.x writes it as a plain
+ * user record (later versions mark it `isCompactSummary`); no person typed it and no prompt hook
+ * runs on it, so no replay takes it for a prompt.
+ */
+const CONTINUED = /^This session is being continued from a previous conversation/;
 const LONG_PROMPT_CHARS = 400;
 
 interface PlanPrompt {
@@ -364,6 +378,7 @@ function planOf(file: string): PlanPrompt | null {
       const isResult = Array.isArray(msg.content) &&
         (msg.content as J[]).some((b) => b && b.type === "tool_result");
       if (isResult || text.trim() === "") continue;
+      if (CONTINUED.test(text)) return null; // a continued session: it opens with no plan
       if (text.includes("<command-name>")) {
         slash = true;
         continue;
@@ -399,29 +414,125 @@ function planOf(file: string): PlanPrompt | null {
 }
 
 /** The archived project and session number a Claude Code session id files under. */
-function sessionOf(db: Db, sessionId: string): { project: string; sessionNo: number } | null {
+function sessionOf(
+  db: Db,
+  sessionId: string,
+): { project: string; sessionNo: number; firstTs: string | null } | null {
   const r = db.prepare(
-    `SELECT project, session_no AS sessionNo FROM session_meta
+    `SELECT project, session_no AS sessionNo, first_turn_at AS firstTs FROM session_meta
      WHERE session_id = ? AND parent_session_key IS NULL AND project IS NOT NULL
      ORDER BY session_no LIMIT 1`,
-  ).get(sessionId) as { project: string; sessionNo: number } | undefined;
+  ).get(sessionId) as { project: string; sessionNo: number; firstTs: string | null } | undefined;
   return r ?? null;
+}
+
+/** A held-out split by time: per project, the share of its sessions kept as the store. */
+export interface Split {
+  share: number;
+  /** Per project: the first turn time of its first held-out session. */
+  at: Map<string, string>;
+  /** Main sessions before and at or after their project's split (projects with 2 or more). */
+  before: number;
+  after: number;
+}
+
+/**
+ * Where a held-out split falls: each project's main sessions in order of their first turn, and
+ * the first turn time of the one at `share` of them. The store as it stood then holds only the
+ * project's sessions before it; a project of one session holds nothing out.
+ */
+export function splitAt(db: Db, share: number): Split {
+  const rows = db.prepare(
+    `SELECT project, first_turn_at AS ts FROM session_meta
+     WHERE parent_session_key IS NULL AND first_turn_at IS NOT NULL AND project IS NOT NULL
+     ORDER BY project, first_turn_at`,
+  ).all() as { project: string; ts: string }[];
+  const by = new Map<string, string[]>();
+  for (const r of rows) {
+    let l = by.get(r.project);
+    if (!l) by.set(r.project, l = []);
+    l.push(r.ts);
+  }
+  const out: Split = { share, at: new Map(), before: 0, after: 0 };
+  for (const [project, starts] of by) {
+    const i = Math.floor(share * starts.length);
+    if (i <= 0 || i >= starts.length) continue;
+    out.at.set(project, starts[i]);
+    out.before += i;
+    out.after += starts.length - i;
+  }
+  return out;
+}
+
+/** The handed-over turns that are not a typed prompt or a reply (the spec says: never). */
+function notQuotable(db: Db, ids: number[]): number {
+  if (!ids.length) return 0;
+  return (db.prepare(
+    `SELECT count(*) AS n FROM turns WHERE id IN (${ids.map(() => "?").join(",")})
+       AND (is_tool_result = 1 OR record_type NOT IN ('user', 'assistant'))`,
+  ).get(...ids) as { n: number }).n;
+}
+
+export interface PlanReplayOptions {
+  keepExamples?: number;
+  /**
+   * Held out: each project's main sessions are split by time at this share; only the later
+   * sessions are replayed, each against the store as it stood at its project's split (the
+   * earlier sessions alone: none of the later ones, not even the session's own earlier turns).
+   */
+  split?: number;
+  /**
+   * What is replayed: each session's plan (default), or (held out only; live, `replayRecall`
+   * replays typed prompts) every prompt that names a path or an identifier: each one a person
+   * typed, and the plan file a slash command then read.
+   */
+  prompts?: "plans" | "all";
+}
+
+/** One prompt to replay: its text, when and where it was typed, and its session. */
+interface ReplayPrompt {
+  ts: string;
+  text: string;
+  sessionId: string;
+  cwd: string | null;
+}
+
+/** Every typed prompt of a main session as a ReplayPrompt, in time order. */
+function typedReplayPrompts(path: string): ReplayPrompt[] {
+  return typedPrompts(path).filter((p) => p.sessionId !== null && !CONTINUED.test(p.text)).map((
+    p,
+  ) => ({
+    ts: p.ts,
+    text: p.text,
+    sessionId: p.sessionId!,
+    cwd: p.cwd,
+  }));
 }
 
 /**
  * Each session whose first typed input is a plan (or a long prompt naming a file) is replayed
  * as the hook would see it then: against only what was archived before it, with the session
- * itself live (its own earlier turns visible, so never handed over). Each handed-over turn is
- * labelled by the stats rule: a hit when the session then touched what the turn matched on.
- * A plan is recallable when some spelling it names was touched later by the session and was
- * already carried by an earlier session's quotable turn (looked up with no cap and no
- * commonness rule, so the figure is not the rules grading themselves).
+ * itself live (its own earlier turns visible, so never handed over); or, held out, against the
+ * store as it stood at its project's split by time, and then also every later prompt a person
+ * typed. Each handed-over turn is labelled by the stats rule: a hit when the session then
+ * touched what the turn matched on. A prompt is recallable when some name it holds (every one,
+ * not only those the lookup kept; never an everyday word) was touched later by the session and
+ * was already carried by an earlier session's quotable turn (looked up with no cap and no
+ * commonness rule, so the figure is not the rules grading themselves); it is useful when it got
+ * a hit.
  */
-export function replayPlans(storePath: string, root: string, keepExamples = 12): PlanReplay {
+export function replayPlans(
+  storePath: string,
+  root: string,
+  opt: PlanReplayOptions = {},
+): PlanReplay {
+  const keepExamples = opt.keepExamples ?? 12;
   const opened = openRead(storePath);
   if (!opened) throw new Error(`no store at ${storePath}`);
   const db = opened.db;
+  const split = opt.split === undefined ? null : splitAt(db, opt.split);
   const res: PlanReplay = {
+    split: split ? { share: split.share, before: split.before, after: split.after } : null,
     plans: 0,
     recallable: 0,
     useful: 0,
@@ -429,26 +540,46 @@ export function replayPlans(storePath: string, root: string, keepExamples = 12):
     injectedTurns: 0,
     hits: 0,
     falsePositives: 0,
+    toolResults: 0,
+    firstDirect: 0,
+    firstListing: 0,
     lookupMs: [],
     examples: [],
   };
+  const all = opt.prompts === "all" && split !== null;
+  const source: ReplayPrompt[] = all
+    ? [...typedReplayPrompts(storePath), ...planPrompts(root).filter((p) => p.source !== "typed")]
+      .sort((a, b) => (a.ts < b.ts ? -1 : a.ts > b.ts ? 1 : 0))
+    : planPrompts(root);
+  // what the hook state would hold: turns already handed over in the session
+  const handed = new Map<string, Set<number>>();
   try {
-    for (const p of planPrompts(root)) {
+    for (const p of source) {
       const at = sessionOf(db, p.sessionId);
       if (!at) continue;
-      const names = spellings(p.text, p.cwd, THRESHOLDS.max_candidates, null);
-      if (!names.some((n) => isPathSpelling(n))) continue; // names no file
+      const splitTs = split?.at.get(at.project);
+      if (split && !(splitTs !== undefined && at.firstTs !== null && at.firstTs >= splitTs)) {
+        continue;
+      }
+      const names = spellings(p.text, p.cwd, RECALL_NAMES_SEEN, null);
+      if (all ? !names.length : !names.some((n) => isPathSpelling(n))) {
+        continue; // names nothing (a plan: no file)
+      }
       res.plans++;
+      const bound = splitTs ?? p.ts;
       const vis = { project: at.project, exclude: [] };
       const later = laterEntities(db, p.sessionId, p.ts);
-      const touched = names.filter((s) => later.some((e) => entityMatches(e, s)));
+      // an everyday word (`GitHub`) is nothing to recall, however many sessions touch it
+      const touched = names.filter((s) =>
+        !isEverydayName(s) && later.some((e) => entityMatches(e, s))
+      );
       let recallable = false;
       for (const s of touched) {
         const prior = structuralLookup(db, {
           spellings: [s],
           vis,
           cwd: p.cwd,
-          beforeTs: p.ts,
+          beforeTs: bound,
           limit: 1000,
           cap: 100_000,
           ignoreCommon: true,
@@ -459,25 +590,33 @@ export function replayPlans(storePath: string, root: string, keepExamples = 12):
         }
       }
       if (recallable) res.recallable++;
+      const mine = handed.get(p.sessionId) ?? new Set<number>();
       const t0 = performance.now();
       const r = recall({
         db,
         vis,
-        sessionId: p.sessionId,
+        // held out, the session is not in the store at all
+        sessionId: split ? null : p.sessionId,
         spellings: names,
         cwd: p.cwd,
         prompt: p.text,
         thresholds: THRESHOLDS,
-        suppress: new Map(),
+        suppress: new Map([...mine].map((id) => [id, "already handed over in this session"])),
         owedKnown: null,
         promptChars: PROMPT_CHARS_DEFAULT,
         filter: (s) => s,
-        beforeTs: p.ts,
+        beforeTs: bound,
       });
       res.lookupMs.push(performance.now() - t0);
       if (!r.injected.length) continue;
+      for (const i of r.injected) mine.add(i.id);
+      handed.set(p.sessionId, mine);
       res.fired++;
       res.injectedTurns += r.injected.length;
+      res.toolResults += notQuotable(db, r.injected.map((i) => i.id));
+      const first = firstAct(db, r.injected[0].id, r);
+      if (first === "direct") res.firstDirect++;
+      if (first === "listing") res.firstListing++;
       const labels = judge(db, 0, {
         injected: r.injected,
         spellings: names,
@@ -486,7 +625,7 @@ export function replayPlans(storePath: string, root: string, keepExamples = 12):
       });
       const fired: Fired & { recallable: boolean } = {
         prompt: p.text.slice(0, 160),
-        spellings: names,
+        spellings: r.lookedUp,
         turns: tally(labels, r, res),
         recallable,
       };
@@ -497,6 +636,78 @@ export function replayPlans(storePath: string, root: string, keepExamples = 12):
     db.close();
   }
   return res;
+}
+
+/** The held-out shares pooled by `replayHeldOut`: each project split at a quarter, half, three quarters. */
+export const HELD_OUT_SHARES = [0.25, 0.5, 0.75];
+
+/**
+ * The held-out replay at several splits by time, pooled (a session held out at more than one
+ * split is replayed against each store in turn): every prompt of a later session that names
+ * something, decided against the store of the project's earlier sessions. One split alone
+ * leaves a small project a handful of prompts; the pool is what the targets are read on.
+ */
+export function replayHeldOut(
+  storePath: string,
+  root: string,
+  shares: number[] = HELD_OUT_SHARES,
+  keepExamples = 12,
+): { pooled: PlanReplay; bySplit: PlanReplay[] } {
+  const bySplit = shares.map((split) =>
+    replayPlans(storePath, root, { split, prompts: "all", keepExamples })
+  );
+  const pooled: PlanReplay = {
+    split: null,
+    plans: 0,
+    recallable: 0,
+    useful: 0,
+    fired: 0,
+    injectedTurns: 0,
+    hits: 0,
+    falsePositives: 0,
+    toolResults: 0,
+    firstDirect: 0,
+    firstListing: 0,
+    lookupMs: [],
+    examples: [],
+  };
+  for (const r of bySplit) {
+    pooled.plans += r.plans;
+    pooled.recallable += r.recallable;
+    pooled.useful += r.useful;
+    pooled.fired += r.fired;
+    pooled.injectedTurns += r.injectedTurns;
+    pooled.hits += r.hits;
+    pooled.falsePositives += r.falsePositives;
+    pooled.toolResults += r.toolResults;
+    pooled.firstDirect += r.firstDirect;
+    pooled.firstListing += r.firstListing;
+    pooled.lookupMs.push(...r.lookupMs);
+    if (pooled.examples.length < keepExamples) {
+      pooled.examples.push(...r.examples.slice(0, keepExamples - pooled.examples.length));
+    }
+  }
+  return { pooled, bySplit };
+}
+
+/**
+ * How the first handed-over turn touched what it matched on: `direct` (its Read, Edit, Write
+ * or Grep), `listing` (a git line that only lists it: `git add`, `git commit`, or a Bash line
+ * running one), else `mention`.
+ */
+function firstAct(db: Db, id: number, r: ReturnType<typeof recall>): string {
+  const matched = r.selection.candidates.find((c) => c.id === id)?.matched ?? [];
+  const acts = db.prepare(
+    `SELECT e.kind, e.value, e.act FROM entities e WHERE e.turn_id = ?`,
+  ).all(id) as { kind: string; value: string; act: number }[];
+  const on = acts.filter((a) => matched.some((m) => m.kind === a.kind && m.value === a.value));
+  const best = Math.min(...on.map((a) => a.act));
+  if (best === 0) return "direct";
+  const text = (db.prepare("SELECT text FROM turn_text WHERE turn_id = ?").get(id) as
+    | { text: string }
+    | undefined)?.text ?? "";
+  if (best === 2 || /\bgit (add|commit)\b/.test(text)) return "listing";
+  return "mention";
 }
 
 /* ---------- word sets ---------- */

@@ -1,6 +1,7 @@
 /**
- * Recall: the plan replay, the word sets, the in-process decision time and the deadline misses
- * of the real hook (idle and beside a backfill). Before them, recall precision: every typed
+ * Recall: the plan replay, the held-out replay on both real corpora, the word sets, the
+ * in-process decision time and the deadline misses of the real hook (idle and beside a
+ * backfill). Before them, recall precision: every typed
  * prompt of the real corpus (`--real DIR`, default the shared
  * bench corpus) replayed in time order against what was archived before it, judged by the
  * label rule; then prompts that name only things never archived, which must get nothing. The
@@ -9,14 +10,16 @@
  */
 import { join } from "node:path";
 import { type BenchContext, type Metric, metric, type Section } from "../lib/context.ts";
-import { realRoot } from "../lib/real.ts";
+import { otherRoot, realRoot } from "../lib/real.ts";
 import {
   everydayPrompts,
   freshRecall,
+  HELD_OUT_SHARES,
   namedPrompts,
   neverArchivedPrompts,
   type PlanReplay,
   type RecallReplay,
+  replayHeldOut,
   replayPlans,
   replayRecall,
   type WordSet,
@@ -135,6 +138,66 @@ function planFigures(tag: string, label: string, r: PlanReplay): Metric[] {
   ];
 }
 
+function heldOutFigures(
+  tag: string,
+  label: string,
+  h: ReturnType<typeof replayHeldOut>,
+): Metric[] {
+  const r = h.pooled;
+  const judged = r.hits + r.falsePositives;
+  const prec = (x: PlanReplay) => {
+    const j = x.hits + x.falsePositives;
+    return j ? `${round(x.hits / j, 3)} (${x.hits}/${j})` : "n/a";
+  };
+  const splits = h.bySplit.map((x) =>
+    `at ${x.split?.share}: ${x.plans} prompt(s), precision ${
+      prec(x)
+    }, useful ${x.useful}/${x.recallable}`
+  ).join("; ");
+  return [
+    metric(
+      `${tag}_heldout_precision`,
+      `${label}: held-out replay precision (hits / handed-over turns)`,
+      judged ? round(r.hits / judged, 3) : null,
+      "",
+      { op: ">=", value: 0.75 },
+      `${r.plans} prompt(s) of later sessions naming something, ${r.fired} got turns: ${r.hits} hit(s), ${r.falsePositives} false positive(s); ${splits}`,
+    ),
+    metric(
+      `${tag}_heldout_useful`,
+      `${label}: held-out replay useful recall (recallable prompts given a hit)`,
+      r.recallable ? round(r.useful / r.recallable, 3) : null,
+      "",
+      { op: ">=", value: 0.85 },
+      `${r.useful} of ${r.recallable} recallable prompt(s)`,
+    ),
+    metric(
+      `${tag}_heldout_tool_results`,
+      `${label}: held-out replay, tool results handed over`,
+      r.toolResults,
+      "",
+      { op: "<=", value: 0 },
+      `of ${r.injectedTurns} handed-over turn(s)`,
+    ),
+    metric(
+      `${tag}_heldout_first_direct`,
+      `${label}: held-out fires whose first turn is the Read/Edit/Write/Grep of what it matched`,
+      r.fired ? round(r.firstDirect / r.fired, 3) : null,
+      "",
+      undefined,
+      `${r.firstDirect} of ${r.fired}; a git add/commit line first in ${r.firstListing}`,
+    ),
+    metric(
+      `${tag}_heldout_lookup_p99`,
+      `${label}: held-out replay lookup in process, p99`,
+      round(pct(r.lookupMs, 0.99), 2),
+      "ms",
+      undefined,
+      `p50 ${round(pct(r.lookupMs, 0.5), 2)} ms (replay reads the index bounded by time)`,
+    ),
+  ];
+}
+
 function wordFigures(tag: string, label: string, ev: WordSet, nv: WordSet): Metric[] {
   const fired = (w: WordSet) =>
     `${w.prompts} prompt(s)${
@@ -217,7 +280,8 @@ function decisionTimes(
 
 export const section: Section = {
   name: "recall",
-  title: "Recall: plan replay, typed prompts, word sets, decision time, deadline misses",
+  title:
+    "Recall: plan replay, held-out replay, typed prompts, word sets, decision time, deadline misses",
   async run(ctx: BenchContext) {
     const metrics: Metric[] = [];
     const notes: string[] = [];
@@ -227,20 +291,44 @@ export const section: Section = {
       const s = scenario(ctx.outDir, "recall-real", [real.root], true);
       ctx.log(`recall: archiving the real corpus at ${real.root}`);
       await ingest(ctx.repo, s);
-      const plans = replayPlans(s.store, real.root, 30);
+      const plans = replayPlans(s.store, real.root, { keepExamples: 30 });
       metrics.push(...planFigures("real", "real", plans));
       const r = replayRecall(s.store, 20);
       metrics.push(...figures("real", "real", r));
       const ev = wordSet(s.store, everydayPrompts(s.store));
       const nv = wordSet(s.store, neverArchivedPrompts(s.store));
       metrics.push(...wordFigures("real", "real", ev, nv));
+      const held = replayHeldOut(s.store, real.root, HELD_OUT_SHARES, 30);
+      metrics.push(...heldOutFigures("real", "real", held));
       data.real = {
         plans: { ...plans, lookupMs: undefined },
         typed: { ...r, lookupMs: undefined, namedMs: undefined },
+        heldOut: { ...held.pooled, lookupMs: undefined },
         everyday: ev,
         never: nv,
       };
     } else notes.push(`real corpus skipped: ${real.why}`);
+
+    // the second real corpus: other projects, languages and Claude Code versions
+    const other = await otherRoot(ctx.outDir, ctx.opts.realOther);
+    if (other.root) {
+      const s = scenario(ctx.outDir, "recall-real-other", [other.root], true);
+      ctx.log(`recall: archiving the other real corpus at ${other.root}`);
+      await ingest(ctx.repo, s);
+      const held = replayHeldOut(s.store, other.root, HELD_OUT_SHARES, 30);
+      metrics.push(...heldOutFigures("other", "other projects", held));
+      const plans = replayPlans(s.store, other.root, { keepExamples: 30 });
+      metrics.push(...planFigures("other", "other projects", plans));
+      const ev = wordSet(s.store, everydayPrompts(s.store));
+      const nv = wordSet(s.store, neverArchivedPrompts(s.store));
+      metrics.push(...wordFigures("other", "other projects", ev, nv));
+      data.other = {
+        heldOut: { ...held.pooled, lookupMs: undefined },
+        plans: { ...plans, lookupMs: undefined },
+        everyday: ev,
+        never: nv,
+      };
+    } else notes.push(`other real corpus skipped: ${other.why}`);
 
     // the >= 200 MB store the other sections share
     const { scn: full } = await fullStore(ctx);
@@ -339,6 +427,9 @@ export const section: Section = {
     }
     notes.push(
       "Plan replay: each session whose first typed input is a plan or a long prompt naming a file, or whose slash command then read a plan file, is replayed with that text as the prompt against only what was archived before it, the session itself live; a turn is a hit when the session then touched what it matched on.",
+      `Held-out replay: each project's main sessions are split by time at ${
+        HELD_OUT_SHARES.join(", ")
+      } of them; every prompt of a later session that names a path or identifier (typed, or the plan file a slash command read; never a compaction's continuation summary) is decided against the store of the project's earlier sessions alone, and the splits are pooled. A handed-over turn is a hit when the later session goes on to touch a path or identifier it matched on; a prompt is recallable when a name it holds (any, not only the 8 looked up; no everyday word) was touched later and carried by an earlier session's quotable turn.`,
       "The synthetic corpus holds 28 copies of the same genuine sessions under other ids, so a prompt there also finds the earlier copies of its own session: its precision flatters; the real figures are the honest ones.",
       "Deadline misses count only hooks that found turns: those that handed them over plus those whose stderr said they ran past 50 ms.",
     );

@@ -43,7 +43,8 @@ export function replay(db: Db, cfg: Config, t: Thresholds): ReplayReport {
     const before = stored.get(r.id) ?? [];
     for (const [k, v] of tally(before)) oldCounts.set(k, (oldCounts.get(k) ?? 0) + v);
     let injected: { id: number; chars: number }[] = [];
-    const names = (d.spellings ?? []).slice(0, t.max_candidates);
+    // every name logged: the lookup keeps the rarest `max_candidates` of them
+    const names = d.spellings ?? [];
     if (r.project && !isExcluded(cfg, r.project) && names.length && t.max_turns > 0) {
       const suppress = new Map<number, string>();
       for (const s of d.suppressed ?? []) {

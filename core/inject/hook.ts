@@ -8,7 +8,7 @@
  * handed over (or quoted by the brief) only when `record(true)` says their text was written, and
  * a decision that ran late is logged with the reason it was dropped.
  */
-import { HOOK_DEADLINE_MS } from "../constants.ts";
+import { HOOK_DEADLINE_MS, RECALL_NAMES_SEEN } from "../constants.ts";
 import { type Config, isExcluded } from "../config.ts";
 import type { Db } from "../store/db.ts";
 import { resolveScope } from "../open.ts";
@@ -238,7 +238,8 @@ class Decider {
     if (isExcluded(this.ctx.cfg, this.cwd) || isExcluded(this.ctx.cfg, st?.start_project)) {
       return null;
     }
-    const names = spellings(prompt, this.cwd, THRESHOLDS.max_candidates, this.ctx.home);
+    // every name the prompt holds (up to RECALL_NAMES_SEEN): the lookup keeps the rarest 8
+    const names = spellings(prompt, this.cwd, RECALL_NAMES_SEEN, this.ctx.home);
     const doc: DecisionDoc = {
       session_id: this.sessionId,
       at: this.ctx.now().toISOString(),
@@ -299,6 +300,7 @@ class Decider {
     doc.compacted = r.compacted;
     doc.dropped = r.dropped;
     doc.watermark = r.watermark;
+    doc.looked_up = r.lookedUp;
     if (r.unheld.length) doc.unheld = r.unheld;
     if (r.common.length) doc.common = r.common;
     if (r.text !== null) {

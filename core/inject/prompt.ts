@@ -82,6 +82,7 @@ export interface RecallInput {
   db: Db;
   vis: Visibility;
   sessionId: string | null;
+  /** What the prompt names, strongest first; the rarest `max_candidates` are looked up. */
   spellings: string[];
   /** The session's working directory (an absolute path outside it matches only when equal). */
   cwd?: string | null;
@@ -106,9 +107,11 @@ export interface Recall {
   compacted: boolean;
   dropped: number;
   watermark: number;
-  /** Spellings nothing stored can mean, and identifiers too common to bring a turn alone. */
+  /** Spellings the scope holds nothing for, and names that bring no turn alone (see lookup). */
   unheld: string[];
   common: string[];
+  /** The spellings looked up: the rarest `max_candidates` of those the scope holds. */
+  lookedUp: string[];
 }
 
 export function recall(r: RecallInput): Recall {
@@ -140,8 +143,9 @@ export function recall(r: RecallInput): Recall {
       maxId: r.maxId,
       beforeTs: r.beforeTs,
       limit: compacted ? r.thresholds.compacted_ranked : r.thresholds.ranked,
+      names: r.thresholds.max_candidates,
     })
-    : { hits: [], unheld: [], common: [] };
+    : { hits: [], unheld: [], common: [], lookedUp: [] };
   const hits = lookup.hits;
   // A resumed session's file copies earlier history in: the same uuid in another archived
   // session is that copy's original, in context just the same.
@@ -168,6 +172,7 @@ export function recall(r: RecallInput): Recall {
     watermark: maxTurnId(r.db),
     unheld: lookup.unheld,
     common: lookup.common,
+    lookedUp: lookup.lookedUp,
   };
   if (!selection.chosen.length) return out;
   const quotes = quotesFor(r.db, selection.chosen);

@@ -26,9 +26,11 @@ export interface DecisionDoc {
   watermark: number;
   /** Why nothing could be decided: no spellings, no store, deadline, an error. */
   note: string | null;
-  /** Path spellings the store holds nothing they can mean: not looked up further. */
+  /** The spellings looked up: the rarest `max_candidates` of those the scope holds. */
+  looked_up?: string[];
+  /** Spellings the scope holds nothing they can mean: not looked up further. */
   unheld?: string[];
-  /** Identifiers too common in the scope to bring a turn alone. */
+  /** Names that add to a match but bring no turn alone (too common here, everyday, folders). */
   common?: string[];
   /** Milliseconds the decision took, up to its one deadline check (absent before this field). */
   elapsed_ms?: number;

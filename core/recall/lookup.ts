@@ -6,19 +6,24 @@
 import type { Db } from "../store/db.ts";
 import {
   type ActedCandidate,
+  holdsPathUnder,
+  type IndexBound,
   pathsNamed,
+  scopeSessionCount,
+  sessionDfs,
+  stemFileNames,
   structuralCandidates,
   type StructuralKey,
 } from "../store/entities_sql.ts";
 import type { Visibility } from "../store/visibility.ts";
-import { visibleSessionCount } from "../store/session_listing.ts";
 import { quotesFor } from "../store/inject_sql.ts";
 import {
   byKindValue,
   canonicalPath,
+  isEverydayName,
   isPathSpelling,
+  isStemOf,
   isStrongPath,
-  isWordShaped,
   lastPart,
   type Matched,
   pathKeys,
@@ -27,14 +32,16 @@ import {
 import {
   COMMON_IDENTIFIER_MIN_SESSIONS,
   COMMON_IDENTIFIER_SHARE,
+  ENTITY_ACT,
   PATH_NAMES_READ,
-  RECALL_DF_CAP,
   RECALL_POOL_PER_NAME,
+  RECALL_SESSION_DF_ROWS,
+  STEM_FILE_NAMES,
   TIE_TEXT_READS,
 } from "../constants.ts";
-import { compareHits, type Hit, hitFrom, idfOf } from "./rank.ts";
+import { compareHits, type Hit, hitFrom } from "./rank.ts";
 
-/** Prompt recall's weight per structural match (its thresholds were set against it). */
+/** Prompt recall's weight per name matched (its thresholds were set against it). */
 const STRUCTURAL_WEIGHT = 2.0;
 export interface StructuralArgs {
   spellings: string[];
@@ -53,17 +60,27 @@ export interface StructuralArgs {
   cap?: number;
   /** Let common identifiers bring turns alone (the bench's "was it there at all"). */
   ignoreCommon?: boolean;
+  /** At most this many of the spellings are looked up, the rarest first (default: all). */
+  names?: number;
 }
 
 /** What the lookup did with each spelling (for the decision log and the bench). */
 export interface StructuralLookup {
   hits: Hit[];
-  /** Spellings the store holds nothing they can mean (weak paths with no stored path). */
+  /**
+   * Spellings the scope holds nothing they can mean (a weak path with no stored path, a name
+   * no session of the scope carries), in the prompt's order: none of them takes a slot.
+   */
   unheld: string[];
-  /** Identifiers too common in this scope to bring a turn alone. */
+  /**
+   * Names that add to a match but bring no turn alone: identifiers too common in this scope,
+   * everyday words, folders.
+   */
   common: string[];
   /** Rows read from the index, per key. */
   reads: number[];
+  /** The spellings looked up, rarest first: at most `names` of those the scope holds. */
+  lookedUp: string[];
 }
 
 /** The fewest rows one stored spelling reads, however many a named path has. */
@@ -163,32 +180,183 @@ function wordsOf(text: string): Set<string> {
 
 /**
  * Prompt recall's ranked hits: only quotable turns with at least one structural match, scored
- * by their idf-weighted structural matches (rarer things named count more). Equal scores go
- * to the turn that acted on the named thing (its Read, Edit or Write, the Grep of the
- * identifier), then a mention, then a git line that only lists it; then the prompt's words
- * found in the turn's text; then the spec's order (main thread first, newer first). BM25 is
- * left out: scoring FTS5 over a few hundred given rowids cost up to 1.8 s on a real store.
+ * by the names they match, each weighted by its rarity among the scope's sessions (rarer things
+ * named count more) whichever stored spelling of it the turn carries. Equal scores (turns that
+ * matched the same names) go to the turn that acted on the named thing (its Read, Edit or
+ * Write, the Grep of the identifier), then a mention, then a git line that only lists it
+ * (`git add`, `git commit`); then the prompt's words found in the turn's text; then the spec's
+ * order (main thread first, newer first). BM25 is left out: scoring FTS5 over a few hundred
+ * given rowids cost up to 1.8 s on a real store.
  */
 export function structuralRank(db: Db, a: StructuralArgs): Hit[] {
   return structuralLookup(db, a).hits;
 }
 
+/** One name a prompt holds, planned: the stored keys it means and how many sessions hold it. */
+interface NamePlan {
+  spelling: string;
+  /** Where the prompt named it among its names (the tie's last order: strongest first). */
+  at: number;
+  path: boolean;
+  keys: StructuralKey[];
+  /** The scope's sessions that hold it (bounded, see sessionDfs); 0 for an everyday word. */
+  sessions: number;
+  everyday: boolean;
+  /** A documentation file (`docs/x.md`): a plan lists many; any other name goes first. */
+  doc: boolean;
+  /**
+   * A folder: a path with no file name at its end (`src/erk_cli`), or one the store holds
+   * paths under (`.claude`). It adds to a match on something else but brings alone only the
+   * turn that acted on it (a Read of the folder), never a Bash line or a Grep that names it.
+   */
+  folder: boolean;
+}
+
+/**
+ * A path spelling that names a folder: nothing file-shaped at its end, or a dotted name
+ * (`.claude`, `.github`) the store holds paths under.
+ */
+function isFolder(db: Db, s: string, keys: StructuralKey[]): boolean {
+  if (!isStrongPath(s)) return true;
+  const last = lastPart(canonicalPath(s));
+  if (!last.startsWith(".") || last.lastIndexOf(".") !== 0) return false;
+  return keys.some((k) => holdsPathUnder(db, k.value));
+}
+
+/**
+ * The project's own name spelled as an identifier (`CipherBox` in `.../cipher-box`,
+ * `OhMyPosh` in `D:\\oh-my-posh`): an everyday word of that project, whatever its count.
+ */
+function isProjectName(s: string, project: string | null): boolean {
+  if (!project) return false;
+  const letters = (x: string) => x.toLowerCase().replace(/[^a-z0-9]/g, "");
+  const own = letters(lastPart(project));
+  return own.length > 0 && letters(s) === own;
+}
+
+/** Documentation files, which plans list by the dozen (`docs/learned/x.md`). */
+const DOC_FILE = /\.(md|mdx|markdown|rst|txt|adoc)$/i;
+
+/**
+ * The stored files an identifier is the stem of (`sync_cmd` -> `.../sync_cmd.py`), each looked
+ * up as a bare file name would be: how a person names a file without its extension.
+ */
+function stemKeys(db: Db, s: string, cwd: string | null, roots: string[]): StructuralKey[] {
+  const out: StructuralKey[] = [];
+  const names = stemFileNames(db, s, PATH_NAMES_READ).filter((n) => isStemOf(n, s));
+  for (const n of names.slice(0, STEM_FILE_NAMES)) {
+    for (const v of pathPlan(db, n, cwd, roots)?.keys ?? []) out.push({ kind: "path", value: v });
+  }
+  return out;
+}
+
+/**
+ * Each spelling's stored keys and how many of the scope's sessions hold them (counted for all
+ * the names in one bounded statement; an everyday word is not counted). A name the scope holds
+ * nowhere is set aside in `unheld`, so a dotted call (`erk.cli.ensure`) or a file never archived
+ * takes no slot. An identifier stored nowhere as one stands for the files it is the stem of.
+ */
+function planNames(
+  db: Db,
+  spellings: string[],
+  vis: Visibility,
+  bound: IndexBound,
+  cwd: string | null,
+  roots: string[],
+  unheld: string[],
+): NamePlan[] {
+  const named: { s: string; at: number; path: boolean; keys: StructuralKey[] }[] = [];
+  const dropped = new Set<string>();
+  spellings.forEach((s, at) => {
+    const path = isPathSpelling(s);
+    if (!path) {
+      const keys: StructuralKey[] = [{ kind: "symbol", value: s }, { kind: "command", value: s }];
+      named.push({ s, at, path, keys });
+      return;
+    }
+    const plan = pathPlan(db, s, cwd, roots);
+    if (plan) named.push({ s, at, path, keys: plan.keys.map((v) => ({ kind: "path", value: v })) });
+    else dropped.add(s);
+  });
+  const everydayHere = (s: string) => isEverydayName(s) || isProjectName(s, vis.project);
+  const counted = named.filter((n) => !everydayHere(n.s));
+  const counts = sessionDfs(db, counted.map((n) => n.keys), vis, bound, RECALL_SESSION_DF_ROWS);
+  const sessions = new Map(counted.map((n, i) => [n, counts[i]]));
+  const stems = counted.filter((n) => !n.path && sessions.get(n) === 0)
+    .map((n) => ({ n, files: stemKeys(db, n.s, cwd, roots) }))
+    .filter((x) => x.files.length);
+  const files = sessionDfs(db, stems.map((x) => x.files), vis, bound, RECALL_SESSION_DF_ROWS);
+  stems.forEach((x, i) => {
+    if (files[i] === 0) return;
+    x.n.keys = x.files;
+    sessions.set(x.n, files[i]);
+  });
+  const plans: NamePlan[] = [];
+  for (const n of named) {
+    const everyday = everydayHere(n.s);
+    const held = sessions.get(n) ?? 0;
+    if (!everyday && held === 0) {
+      dropped.add(n.s);
+      continue;
+    }
+    plans.push({
+      spelling: n.s,
+      at: n.at,
+      path: n.path,
+      keys: n.keys,
+      sessions: held,
+      everyday,
+      doc: n.path && DOC_FILE.test(n.s),
+      folder: n.path && isFolder(db, n.s, n.keys),
+    });
+  }
+  for (const s of spellings) if (dropped.has(s)) unheld.push(s);
+  return plans;
+}
+
 export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
-  const out: StructuralLookup = { hits: [], unheld: [], common: [], reads: [] };
+  const out: StructuralLookup = { hits: [], unheld: [], common: [], reads: [], lookedUp: [] };
   const cap = a.cap ?? RECALL_POOL_PER_NAME;
-  const bound = { maxId: a.maxId, beforeTs: a.beforeTs };
+  const bound: IndexBound = { maxId: a.maxId, beforeTs: a.beforeTs };
   const roots = a.vis.project ? [a.vis.project] : [];
+  const cwd = a.cwd ?? null;
+  // 1. What each name means in the store, and how rare it is there.
+  const plans = planNames(db, a.spellings, a.vis, bound, cwd, roots, out.unheld);
+  // 2. Rarest first, before the cap: an everyday word last, and at an equal count a
+  // documentation file after any other name, then the prompt's own order.
+  plans.sort((x, y) =>
+    Number(x.everyday) - Number(y.everyday) || Number(x.folder) - Number(y.folder) ||
+    x.sessions - y.sessions || Number(x.doc) - Number(y.doc) || x.at - y.at
+  );
+  const chosen = plans.slice(0, a.names ?? plans.length);
+  out.lookedUp = chosen.map((p) => p.spelling);
+  // 3. Too common to bring a turn alone: an everyday word, or an identifier more of the
+  // scope's sessions hold than the cut. It still adds to a match on something rarer.
+  // the scope's session count: the cut, and each name's weight when there are two to weigh
+  const total = chosen.some((p) => !p.path) || chosen.length > 1
+    ? scopeSessionCount(db, a.vis, bound)
+    : 0;
+  if (!a.ignoreCommon) {
+    const cut = Math.max(COMMON_IDENTIFIER_MIN_SESSIONS, COMMON_IDENTIFIER_SHARE * total);
+    for (const p of chosen) {
+      if (p.folder || p.everyday || (!p.path && p.sessions > cut)) out.common.push(p.spelling);
+    }
+    // nothing named can bring a turn alone (a folder can, by its Read): no candidate to read
+    if (chosen.every((p) => out.common.includes(p.spelling) && !p.folder)) return out;
+  }
+  // 4. The candidates: at most `cap` rows per name from the index, direct actions first.
   const cands = new Map<number, ActedCandidate>();
   // What each candidate was read by: its matches are those keys (each one a stored entity
   // that is what a spelling names), so no turn's other entities need reading.
   const keys = new Map<string, { key: StructuralKey; spellings: Set<string> }>();
-  const readBy = new Map<number, Set<string>>();
-  const take = (k: StructuralKey, n: number, spelling: string): ActedCandidate[] => {
+  // ... with how the turn touched each (ENTITY_ACT)
+  const readBy = new Map<number, Map<string, number>>();
+  const take = (k: StructuralKey, n: number, spelling: string): void => {
     const id = k.kind + "\u0000" + k.value;
     const had = keys.get(id);
     if (had) {
       had.spellings.add(spelling);
-      return [];
+      return;
     }
     keys.set(id, { key: k, spellings: new Set([spelling]) });
     const got = structuralCandidates(db, k, a.vis, bound, n);
@@ -198,60 +366,49 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
       if (!prev) cands.set(c.id, c);
       else if (c.act < prev.act) prev.act = c.act;
       let by = readBy.get(c.id);
-      if (!by) readBy.set(c.id, by = new Set());
-      by.add(id);
+      if (!by) readBy.set(c.id, by = new Map());
+      by.set(id, c.act);
     }
-    return got;
   };
-  const sessionsOf = new Map<string, Set<number>>();
-  for (const s of a.spellings) {
-    if (isPathSpelling(s)) {
-      const plan = pathPlan(db, s, a.cwd ?? null, roots);
-      if (!plan) {
-        out.unheld.push(s);
-        continue;
-      }
-      // one spelling reads at most `cap` rows, shared among its stored spellings
-      const each = Math.max(MIN_KEY_READ, Math.ceil(cap / Math.max(1, plan.keys.length)));
-      for (const v of plan.keys) take({ kind: "path", value: v }, Math.min(cap, each), s);
-    } else {
-      const sessions = new Set<number>();
-      for (const kind of ["symbol", "command"] as const) {
-        for (const c of take({ kind, value: s }, Math.ceil(cap / 2), s)) sessions.add(c.sessionNo);
-      }
-      sessionsOf.set(s, sessions);
-    }
+  // one name's paths share `cap` rows among them (at least MIN_KEY_READ each)
+  const share = (ks: StructuralKey[]) =>
+    Math.min(cap, Math.max(MIN_KEY_READ, Math.ceil(cap / Math.max(1, ks.length))));
+  for (const p of chosen) {
+    // an identifier's symbol and command keys read half the cap each; a path's (or a stem's
+    // files') share it
+    const n = p.keys.every((k) => k.kind !== "path") ? Math.ceil(cap / 2) : share(p.keys);
+    for (const k of p.keys) take(k, n, p.spelling);
   }
   if (!cands.size) return out;
-  // An identifier many of the scope's sessions carry (`GitHub`) is too common to bring a turn
-  // on its own; it still adds to a match on something rarer. The sessions are counted among the
-  // rows read, so a capped read can only undercount them.
-  if (sessionsOf.size && !a.ignoreCommon) {
-    const total = visibleSessionCount(db, a.vis);
-    const cut = Math.max(COMMON_IDENTIFIER_MIN_SESSIONS, COMMON_IDENTIFIER_SHARE * total);
-    for (const [s, ss] of sessionsOf) if (ss.size > cut) out.common.push(s);
-  }
-  if (!a.ignoreCommon) {
-    for (const s of sessionsOf.keys()) {
-      if (isWordShaped(s) && !out.common.includes(s)) out.common.push(s);
-    }
-  }
   const common = new Set(out.common);
-  const idf = idfOf(db, RECALL_DF_CAP);
+  const folders = new Set(chosen.filter((p) => p.folder).map((p) => p.spelling));
+  // a name's weight is its rarity among the scope's sessions (an everyday word: as if every
+  // session held it), the same for every turn that matched it, whichever stored spelling of
+  // it the turn carries: equal matches then tie, and the act decides
+  const idf = new Map(chosen.map((p) => [
+    p.spelling,
+    STRUCTURAL_WEIGHT *
+    Math.log(1 + Math.max(1, total) / Math.max(1, p.everyday ? total : p.sessions)),
+  ]));
   const acts = new Map<number, number>();
   const weight = mentionWeight(a.promptText ?? "");
   for (const c of cands.values()) {
     const matched: Matched[] = [];
     const named = new Set<string>();
-    for (const id of readBy.get(c.id) ?? []) {
+    // a folder brings the turn that acted on it (its Read), never one that only names it
+    let brings = false;
+    for (const [id, act] of readBy.get(c.id) ?? []) {
       const k = keys.get(id)!;
       matched.push({ kind: k.key.kind, value: k.key.value });
-      for (const sp of k.spellings) named.add(sp);
+      for (const sp of k.spellings) {
+        named.add(sp);
+        if (!common.has(sp) || (act === ENTITY_ACT.direct && folders.has(sp))) brings = true;
+      }
     }
-    if (!matched.length || [...named].every((sp) => common.has(sp))) continue;
+    if (!brings) continue;
     matched.sort(byKindValue);
     let score = 0;
-    for (const e of matched) score += STRUCTURAL_WEIGHT * idf(e.kind, e.value);
+    for (const sp of named) score += idf.get(sp) ?? 0;
     score *= Math.max(...[...named].map(weight));
     out.hits.push(hitFrom(c, score, score, matched));
     acts.set(c.id, c.act);
@@ -263,19 +420,26 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
   out.hits.sort((x, y) => byScoreAct(x, y) || compareHits(x, y));
   const text = textScores(db, out.hits, a.words ?? [], a.limit, byScoreAct);
   if (text.size) {
+    // within a tie, a Bash line that runs `git add`/`git commit` after something else
+    // (`cd repo && git commit`, stored as a mention) goes last too; then the prompt's words
+    const listed = (h: Hit) => text.get(h.turn_id)?.listing ? 1 : 0;
+    const words = (h: Hit) => text.get(h.turn_id)?.words ?? 0;
     out.hits.sort((x, y) =>
-      byScoreAct(x, y) || (text.get(y.turn_id) ?? 0) - (text.get(x.turn_id) ?? 0) ||
-      compareHits(x, y)
+      byScoreAct(x, y) || listed(x) - listed(y) || words(y) - words(x) || compareHits(x, y)
     );
   }
   out.hits = out.hits.slice(0, a.limit);
   return out;
 }
 
+/** A quoted Bash call that runs `git add` or `git commit` anywhere in its line. */
+const GIT_LISTING_LINE = /^Bash\b[\s\S]*?\bgit\s+(?:-C\s+\S+\s+)?(?:add|commit)\b/;
+
 /**
- * The prompt's words each turn's quotable text holds, for the hits that tie (on score and act)
- * with another inside the top `limit`: only those can change places, so only their text is
- * read, at most TIE_TEXT_READS heads in all.
+ * The prompt's words each turn's quotable text holds, and whether it is a Bash line running
+ * `git add`/`git commit`, for the hits that tie (on score and act) with another inside the top
+ * `limit`: only those can change places, so only their text is read, at most TIE_TEXT_READS
+ * heads in all.
  */
 function textScores(
   db: Db,
@@ -283,8 +447,8 @@ function textScores(
   words: string[],
   limit: number,
   tie: (x: Hit, y: Hit) => number,
-): Map<number, number> {
-  const out = new Map<number, number>();
+): Map<number, { words: number; listing: boolean }> {
+  const out = new Map<number, { words: number; listing: boolean }>();
   if (!words.length || hits.length < 2) return out;
   const ids: number[] = [];
   for (let i = 0; i < Math.min(limit, hits.length); i++) {
@@ -301,9 +465,29 @@ function textScores(
   const want = new Set(words);
   for (const [id, t] of quotesFor(db, ids, TIE_TEXT_CHARS)) {
     let n = 0;
-    const have = wordsOf(t);
-    for (const w of want) if (have.has(w)) n++;
-    out.set(id, n);
+    if (want.size <= FEW_WORDS) {
+      // a few words: each looked for in place, not the whole text split into a set
+      const low = t.toLowerCase();
+      for (const w of want) if (hasWord(low, w)) n++;
+    } else {
+      const have = wordsOf(t);
+      for (const w of want) if (have.has(w)) n++;
+    }
+    out.set(id, { words: n, listing: GIT_LISTING_LINE.test(t) });
   }
   return out;
+}
+
+/** Up to this many prompt words are looked for in a tied text one by one. */
+const FEW_WORDS = 24;
+const WORD_CHAR = /[a-z0-9_]/;
+
+/** `low` holds `w` as a whole word of wordsOf's kind (runs of letters, digits and `_`). */
+function hasWord(low: string, w: string): boolean {
+  for (let i = low.indexOf(w); i >= 0; i = low.indexOf(w, i + 1)) {
+    const before = i === 0 ? "" : low[i - 1];
+    const after = low[i + w.length] ?? "";
+    if (!WORD_CHAR.test(before) && !WORD_CHAR.test(after)) return true;
+  }
+  return false;
 }

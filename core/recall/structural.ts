@@ -4,7 +4,8 @@
  * match here, so a tool name, a command's basename or a parent folder cannot carry a turn in.
  *
  * - path: equal to the named path, or ending in it at a `/` boundary, in either direction
- *   (a stored `src/a.ts` from a Bash line matches `/repo/src/a.ts`, and back);
+ *   (a stored `src/a.ts` from a Bash line matches `/repo/src/a.ts`, and back); for a named
+ *   identifier, a file whose name is it and one extension (`sync_cmd` -> `sync_cmd.py`);
  * - symbol: equal to the named identifier;
  * - command: the stored value contains the named identifier as a whole word;
  * - error: the normalised error line contains the named identifier as a whole word;
@@ -14,6 +15,8 @@
  * module decides what each candidate really matched. The labels use the same rule, so a hit is
  * a later turn touching the very thing the injected turn was matched on.
  */
+
+import { EVERYDAY_NAMES } from "../constants.ts";
 
 export interface Matched {
   kind: string;
@@ -61,16 +64,30 @@ export function isStrongPath(p: string): boolean {
   return isFileName(lastPart(p));
 }
 
+/** EVERYDAY_NAMES, lower-cased: the everyday words of the field. */
+const EVERYDAY = new Set(EVERYDAY_NAMES.map((w) => w.toLowerCase()));
+
 /**
- * An identifier shaped like a word with one inner capital run and nothing else (`GitHub`,
- * `macOS`, `GraphQL`, `TypeScript`): product and language names are spelled so, and prose is
- * full of them. Such a spelling adds to a match on something else but brings no turn alone.
+ * An everyday word of the field (`GitHub`, `macOS`, `TypeScript`, `Node.js`): prose is full of
+ * them, so such a spelling adds to a match on something else but brings no turn alone, however
+ * rare it is in the archive. Any other name is held back only by how many sessions hold it.
  */
-export function isWordShaped(s: string): boolean {
-  return s.length <= WORD_SHAPED_MAX && /^[A-Za-z]+$/.test(s) &&
-    (s.match(/[a-z][A-Z]/g) ?? []).length === 1 && !/[A-Z]{2}[a-z]/.test(s.slice(1));
+export function isEverydayName(s: string): boolean {
+  return EVERYDAY.has(s.toLowerCase());
 }
-const WORD_SHAPED_MAX = 12;
+
+/** One extension after a stem (`.py`, `.MD`): letters and digits with a letter, in one case. */
+const ONE_EXTENSION = /^\.(?=[A-Za-z0-9]*[A-Za-z])(?:[a-z0-9]{1,8}|[A-Z0-9]{1,8})$/;
+
+/**
+ * Whether a stored path names the file an identifier is the stem of: its last part is the
+ * identifier and one extension (`src/sync_cmd.py` for `sync_cmd`, never `sync_cmd_test.py`).
+ */
+export function isStemOf(path: string, stem: string): boolean {
+  const last = lastPart(canonicalPath(path));
+  return last.length > stem.length && last.startsWith(stem) &&
+    ONE_EXTENSION.test(last.slice(stem.length));
+}
 
 /** A spelling that names a path (or a bare file name) rather than an identifier. */
 export function isPathSpelling(s: string): boolean {
@@ -142,8 +159,9 @@ export function entityMatches(
 ): boolean {
   switch (e.kind) {
     case "path":
-      if (exact) return path && canonicalPath(e.value) === canonicalPath(spelling);
-      return path && pathMatches(e.value, spelling);
+      if (!path) return isStemOf(e.value, spelling);
+      if (exact) return canonicalPath(e.value) === canonicalPath(spelling);
+      return pathMatches(e.value, spelling);
     case "symbol":
       return !path && e.value === spelling;
     case "command":

@@ -3,7 +3,7 @@
  * lookup by kind and value, and stored paths by one of their names.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
-import { ENTITY_ACT } from "../constants.ts";
+import { ENTITY_ACT, TURN_SEQ_SPAN } from "../constants.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import {
   AFTER_CANDIDATE,
@@ -57,6 +57,86 @@ export function entityDf(db: Db, kind: string, value: string, cap?: number): num
 export interface StructuralKey {
   kind: "path" | "symbol" | "command";
   value: string;
+}
+
+/** The index as it stood: turns up to an id, or from before a time (the bench's replays). */
+export interface IndexBound {
+  maxId?: number;
+  beforeTs?: string;
+}
+
+/**
+ * For each group of keys (one name's), how many of the scope's sessions hold any of them (in any
+ * turn, tool results included), counted among the group's first `rows` index rows: the (kind,
+ * value, act, turn_id DESC) index is walked in its own order, so each count is bounded whatever
+ * the archive holds, and a name carried by more turns than that can only come out low. A
+ * subagent's turns count for the session that started it. Only the distinct sessions of the rows
+ * read are joined to their metadata, one primary-key lookup each; all the groups are counted in
+ * one statement (a statement per name cost four times as much on a 32-name plan).
+ */
+export function sessionDfs(
+  db: Db,
+  groups: StructuralKey[][],
+  vis: Visibility,
+  bound: IndexBound,
+  rows: number,
+): number[] {
+  if (!groups.length) return [];
+  const w = visibleWhere(vis);
+  const inner: (string | number)[] = [];
+  let join = "";
+  let extra = "";
+  if (bound.beforeTs !== undefined) {
+    join = " JOIN turns tb ON tb.id = e.turn_id";
+    extra += " AND tb.ts IS NOT NULL AND tb.ts < ?";
+    inner.push(bound.beforeTs);
+  }
+  if (bound.maxId !== undefined) {
+    extra += " AND e.turn_id <= ?";
+    inner.push(bound.maxId);
+  }
+  const json = JSON.stringify(groups.map((g) => g.map((k) => [k.kind, k.value])));
+  // positional parameters in the order they appear: the bound, the cap, the scope, the groups
+  const got = cached(
+    db,
+    `SELECT n.key AS i, (
+       SELECT count(DISTINCT COALESCE(p.session_no, d.sn))
+       FROM (SELECT DISTINCT x.turn_id / ${TURN_SEQ_SPAN} AS sn
+             FROM (SELECT e.turn_id AS turn_id FROM json_each(n.value) k
+                     JOIN entities e ON e.kind = json_extract(k.value, '$[0]')
+                       AND e.value = json_extract(k.value, '$[1]')${join}
+                   WHERE 1${extra} LIMIT ?) x) d
+         LEFT JOIN session_meta m ON m.session_no = d.sn
+         LEFT JOIN sessions p ON p.session_key = m.parent_session_key
+       WHERE ${w.sql}) AS n
+     FROM json_each(?) n`,
+  ).all(...inner, rows, ...w.params, json) as { i: number; n: number }[];
+  const out = new Array<number>(groups.length).fill(0);
+  for (const r of got) out[r.i] = r.n;
+  return out;
+}
+
+/**
+ * The scope's sessions that are not a subagent's: the share a name's session count is set
+ * against. Under a bound, only the sessions begun inside it.
+ */
+export function scopeSessionCount(db: Db, vis: Visibility, bound: IndexBound): number {
+  const w = visibleWhere(vis);
+  let extra = "";
+  const params: (string | number)[] = [];
+  if (bound.beforeTs !== undefined) {
+    extra += " AND m.first_turn_at IS NOT NULL AND m.first_turn_at < ?";
+    params.push(bound.beforeTs);
+  }
+  if (bound.maxId !== undefined) {
+    extra += " AND m.session_no <= ?";
+    params.push(Math.floor(bound.maxId / TURN_SEQ_SPAN));
+  }
+  return (cached(
+    db,
+    `SELECT count(*) AS n FROM session_meta m
+     WHERE m.parent_session_key IS NULL AND ${w.sql}${extra}`,
+  ).get(...w.params, ...params) as { n: number }).n;
 }
 
 /** A candidate with the strongest way (ENTITY_ACT) it touched the key it was read by. */
@@ -117,6 +197,32 @@ function hasActColumn(db: Db): boolean {
     actColumn.set(db, v);
   }
   return v;
+}
+
+/**
+ * Stored last parts that begin with `stem` and a dot (`sync_cmd` -> `sync_cmd.py`), distinct,
+ * from at most `rows` rows of one range of path_names' own key.
+ */
+export function stemFileNames(db: Db, stem: string, rows: number): string[] {
+  if (!hasActColumn(db) || stem === "") return [];
+  const got = cached(
+    db,
+    "SELECT DISTINCT name FROM (SELECT name FROM path_names WHERE name > ? AND name < ? LIMIT ?)",
+  ).all(stem + ".", stem + "/", rows) as { name: string }[];
+  return got.map((r) => r.name);
+}
+
+/**
+ * Whether the store holds a path under `path` (`.claude` -> `.claude/commands/x.md`): then it
+ * names a folder, whatever its shape. One seek of the (kind, value) index.
+ */
+export function holdsPathUnder(db: Db, path: string): boolean {
+  const p = path.endsWith("/") ? path.slice(0, -1) : path;
+  // every value that starts with `p/` sorts between `p/` and `p0` ('0' follows '/')
+  return cached(
+    db,
+    "SELECT 1 FROM entities WHERE kind = 'path' AND value > ? AND value < ? LIMIT 1",
+  ).get(p + "/", p + "0") !== undefined;
 }
 
 /** Stored paths that have `name` as one of their parts (path_names), at most `limit`. */

@@ -2,7 +2,7 @@
  * The reads the hooks make. Kept apart from the block codec so a hook run never loads zstd:
  * quotes come from `turn_text`, written at ingest for the turns a hook may quote.
  */
-import type { Db } from "./db.ts";
+import { cached, type Db } from "./db.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import { turnId } from "./ids.ts";
 
@@ -82,13 +82,14 @@ export function projectTotals(db: Db, vis: Visibility): { sessions: number; turn
 export function quotesFor(db: Db, ids: number[], chars?: number): Map<number, string> {
   const out = new Map<number, string>();
   if (!ids.length) return out;
-  // with `chars`, only each text's head is copied out of SQLite
+  // with `chars`, only each text's head is copied out of SQLite; one statement whatever the
+  // count (the ids as JSON), compiled once per handle
   const col = chars === undefined ? "text" : `substr(text, 1, ${Math.floor(chars)}) AS text`;
-  const rows = db.prepare(
-    `SELECT turn_id AS id, ${col} FROM turn_text WHERE turn_id IN (${
-      ids.map(() => "?").join(",")
-    })`,
-  ).all(...ids) as unknown as Quote[];
+  const rows = cached(
+    db,
+    `SELECT turn_id AS id, ${col} FROM turn_text
+     WHERE turn_id IN (SELECT value FROM json_each(?))`,
+  ).all(JSON.stringify(ids)) as unknown as Quote[];
   for (const r of rows) out.set(r.id, r.text);
   return out;
 }
