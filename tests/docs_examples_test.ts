@@ -110,3 +110,113 @@ Deno.test({
     await settle(w.sb); // backfill's detached pass
   },
 });
+
+/**
+ * What the guide says a command prints, held to what it prints: each example block's lines
+ * (found in the guide by the text that opens the block) and the command's real output in the
+ * sandbox both match the same shape, so neither can drift from the other.
+ */
+const PRINTS: {
+  file: string;
+  /** The first line of the guide's example block. */
+  opens: RegExp;
+  /** The command whose output the block shows. */
+  args: string[];
+  stream: "out" | "err";
+  /** Each shape must match a line of the guide's block and a line of the command's output. */
+  shapes: RegExp[];
+}[] = [
+  {
+    file: "sessions.md",
+    opens: /^#214 {2}2026-11-30 {2}Retry budget/,
+    args: ["sessions"],
+    stream: "out",
+    shapes: [
+      /^#\d+ {2}\d{4}-\d\d-\d\d {2}\S.* {2}\S+\.jsonl {2}\d+ turn\(s\) {2}\/\S+ {2}\S+ .*\d+s$/,
+    ],
+  },
+  {
+    file: "backfill-and-move.md",
+    opens: /^transcripts {4}\d+$/,
+    args: ["backfill"],
+    stream: "out",
+    shapes: [
+      /^transcripts {4}\d+$/,
+      /^not archived {3}\d+ byte\(s\)( \(\d+\.\d \w+\))?( in \d+ transcript\(s\))?$/,
+      /^estimate {7}\S/,
+    ],
+  },
+  {
+    file: "install.md",
+    opens: /^ {2}ok {7}binary {17}/,
+    args: ["doctor"],
+    stream: "out",
+    shapes: [
+      /^ {2}(ok|note|unknown|problem) +[a-z_A-Z]+ +\S/,
+      /^ {2}fix {29}\S/,
+      /^(no problems|\d+ problem\(s\))(, \d+ note\(s\))?\. doctor changed nothing and never does\.$/,
+    ],
+  },
+];
+
+/** The lines of the first fenced block in `file` whose first line matches `opens`. */
+async function block(file: string, opens: RegExp): Promise<string[]> {
+  const text = await Deno.readTextFile(join(GUIDE, file));
+  for (const b of text.matchAll(/^```[a-z]*\n([\s\S]*?)^```$/gm)) {
+    const lines = b[1].replace(/\n$/, "").split("\n");
+    if (opens.test(lines[0])) return lines;
+  }
+  throw new Error(`${file} has no block opening with ${opens}`);
+}
+
+Deno.test({
+  name: "what the guide says a command prints has the shape of what it prints",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using w = await world();
+    const app = w.dir("app");
+    const t = new Transcript({
+      sessionId: "5e0a1c2d-3b4f-4a6e-8f15-b02a7d9e4c61",
+      cwd: app,
+      start: "2026-11-02T10:00:00.000Z",
+    });
+    t.user("where does SearchManager keep its retry budget");
+    t.toolUse("Bash", { command: "cargo test", description: "run the tests" });
+    t.toolResult("test result: ok");
+    t.assistant("SearchManager reads the retry budget from its config");
+    await put(w, t);
+    await ingest(w);
+    for (const p of PRINTS) {
+      const guide = await block(p.file, p.opens);
+      const r = await w.run(p.args, { cwd: app });
+      const real = (p.stream === "out" ? r.out : r.err).split("\n");
+      for (const shape of p.shapes) {
+        assert.ok(guide.some((l) => shape.test(l)), `${p.file}: no line like ${shape}`);
+        assert.ok(
+          real.some((l) => shape.test(l)),
+          `terminus ${p.args.join(" ")}: no line like ${shape}\n${real.join("\n")}`,
+        );
+      }
+    }
+    // the page's count line, as the guide quotes it and as the list prints it past a page
+    const quoted = /`(\d+ of \d+ session\(s\), the newest; --limit <n> or --all lists more)`/
+      .exec((await Deno.readTextFile(join(GUIDE, "sessions.md"))).replace(/\s+/g, " "))?.[1];
+    assert.ok(quoted, "sessions.md quotes the count line");
+    for (let i = 1; i <= 21; i++) {
+      const s = new Transcript({
+        sessionId: `5e0a1c2d-0000-4000-8000-${String(i).padStart(12, "0")}`,
+        cwd: app,
+        start: `2026-10-${String(i).padStart(2, "0")}T10:00:00.000Z`,
+      });
+      s.user(`session ${i}`);
+      await put(w, s);
+    }
+    await ingest(w);
+    const paged = await w.run(["sessions"], { cwd: app });
+    const shape = /^\d+ of \d+ session\(s\), the newest; --limit <n> or --all lists more$/;
+    assert.match(quoted!, shape);
+    assert.match(paged.err.trim(), shape);
+    await settle(w.sb);
+  },
+});
