@@ -102,4 +102,14 @@ export const dialogue: Dialogue = {
     writeAll("stdout", [escapeControls(question)]);
     return readLine();
   },
+  confirm: async (question) => {
+    writeAll("stderr", [escapeControls(question)]);
+    const answer = await readLine(1024);
+    if (answer === null) {
+      writeAll("stderr", ["\n"]);
+      return null;
+    }
+    const a = answer.trim().toLowerCase();
+    return a === "y" || a === "yes";
+  },
 };

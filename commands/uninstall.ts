@@ -1,27 +1,12 @@
 /**
  * terminus uninstall [--purge] [-y]: take out what install added; with --purge, also delete
- * the data directory after asking once.
- *
- * The one command that writes before it returns: a question has to reach the terminal
- * before its answer can be read, so `ask` puts it on stderr itself (everything else goes
- * through the outcome, as in every command).
+ * the data directory after asking once. The question reaches the terminal before its answer
+ * can be read, so it goes through the Context's dialogue (on stderr); everything else goes
+ * through the outcome, as in every command.
  */
 import type { Command, CommandHelp } from "./types.ts";
-import { escapeControls, outcome } from "../core/output.ts";
+import { outcome } from "../core/output.ts";
 import { uninstall } from "../core/setup/uninstall.ts";
-import { readLine, writeAll } from "../io.ts";
-
-/** Writes the question to stderr and reads one line; null when stdin ends first. */
-export async function ask(question: string): Promise<boolean | null> {
-  writeAll("stderr", [escapeControls(question)]);
-  const answer = await readLine(1024);
-  if (answer === null) {
-    writeAll("stderr", ["\n"]);
-    return null;
-  }
-  const a = answer.trim().toLowerCase();
-  return a === "y" || a === "yes";
-}
 
 const help: CommandHelp = {
   options: [
@@ -47,7 +32,10 @@ export const command: Command = {
       env: ctx.env,
       purge: args.values.purge === true,
       yes: args.values.yes === true,
-      confirm: ask,
+      confirm: (q) => {
+        if (!ctx.io) throw new Error("uninstall --purge needs a dialogue to ask through");
+        return ctx.io.confirm(q);
+      },
     });
     const lines: string[] = [];
     for (const s of r.steps) {

@@ -9,4 +9,10 @@ export interface Dialogue {
   warn(text: string): void;
   /** One line from stdin without its newline; null when there is no answer to read. */
   ask(question: string): Promise<string | null>;
+  /**
+   * A yes-or-no question asked on stderr, for a command whose stdout carries only its answer
+   * (`sessions delete`, `uninstall --purge`): true for y or yes, false for anything else, null
+   * when there is no answer to read (stdin closed).
+   */
+  confirm(question: string): Promise<boolean | null>;
 }

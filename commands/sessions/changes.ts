@@ -1,15 +1,16 @@
-/** terminus sessions changes <session>: the adapter for core/sessions/changes.ts. */
-import type { Parsed } from "./types.ts";
-import type { Context } from "../core/context.ts";
-import { type Outcome, outcome, styledChunk, terminalStyle } from "../core/output.ts";
-import { NotFoundError, UsageError } from "../core/errors.ts";
-import { egress, isRedacting } from "../core/egress.ts";
-import { resolveRef } from "../core/sessions/ref.ts";
-import { loadSession } from "../core/sessions/load.ts";
-import { viewOf } from "../core/sessions/list.ts";
-import { onlyFile, sessionChanges } from "../core/sessions/changes.ts";
-import { changesText } from "../core/sessions/changes_render.ts";
-import { openForRead, str } from "./common.ts";
+/** `terminus sessions changes <session>`: the adapter for core/sessions/changes.ts. */
+import type { Parsed } from "../types.ts";
+import type { Context } from "../../core/context.ts";
+import { type Outcome, outcome, styledChunk, terminalStyle } from "../../core/output.ts";
+import { NotFoundError, UsageError } from "../../core/errors.ts";
+import { egress, isRedacting } from "../../core/egress.ts";
+import { resolveRef } from "../../core/sessions/ref.ts";
+import { loadSession } from "../../core/sessions/load.ts";
+import { viewOf } from "../../core/sessions/list.ts";
+import { onlyFile, sessionChanges } from "../../core/sessions/changes.ts";
+import { changesText } from "../../core/sessions/changes_render.ts";
+import { openForRead, str } from "../common.ts";
+import type { Verb } from "./verb.ts";
 
 const NAME = "sessions changes";
 
@@ -19,7 +20,7 @@ export const emptyChanges = () => ({
   total: { files: 0, changes: 0, added: 0, removed: 0, failed: 0 },
 });
 
-export async function changes(ctx: Context, a: Parsed): Promise<Outcome> {
+async function changesOf(ctx: Context, a: Parsed): Promise<Outcome> {
   const ref = a.positionals[1];
   if (ref === undefined) {
     throw new UsageError("sessions changes needs a session (42, #42, a UUID or a path)");
@@ -63,3 +64,11 @@ export async function changes(ctx: Context, a: Parsed): Promise<Outcome> {
     o.db.close();
   }
 }
+
+export const changes: Verb = {
+  name: "changes",
+  summary: "what a session did to files, as diffs",
+  options: ["file"],
+  empty: emptyChanges,
+  run: changesOf,
+};

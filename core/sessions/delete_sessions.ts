@@ -1,15 +1,14 @@
 /**
- * terminus sessions delete <session>...: the adapter. It reads the plan, shows it and asks
- * (the question, with the plan, goes to stderr: stdout carries only the outcome), then re-reads
- * the plan under the ingest lock and hands the work to core/sessions/delete.ts.
+ * `terminus sessions delete`'s use case: read the plan, show it and ask through the Context's
+ * dialogue (on stderr: stdout carries only the outcome), then re-read the plan under the ingest
+ * lock and do the work with the steps in delete.ts. The adapter (commands/sessions/delete.ts)
+ * only reads the command line.
  */
-import type { Parsed } from "./types.ts";
-import type { Context } from "../core/context.ts";
-import { humanBytes, type Outcome, outcome } from "../core/output.ts";
-import { UsageError } from "../core/errors.ts";
-import { egress } from "../core/egress.ts";
-import { resolveAll } from "../core/resolve.ts";
-import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../core/store/lock.ts";
+import type { Context } from "../context.ts";
+import { humanBytes, type Outcome, outcome } from "../output.ts";
+import { egress } from "../egress.ts";
+import { resolveAll } from "../resolve.ts";
+import { LOCK_HELD, lockHeldMessage, withIngestLock } from "../store/lock.ts";
 import {
   clearSnapshots,
   compactAfterDelete,
@@ -22,8 +21,7 @@ import {
   readDeletePlan,
   samePlan,
   tombstonesFor,
-} from "../core/sessions/delete.ts";
-import { ask } from "./uninstall.ts";
+} from "./delete.ts";
 
 const NAME = "sessions delete";
 
@@ -92,19 +90,31 @@ function docOf(p: DeletePlan, extra: Partial<DeleteDoc> = {}): DeleteDoc {
   };
 }
 
-export async function deleteSessions(ctx: Context, a: Parsed): Promise<Outcome> {
-  const refs = a.positionals.slice(1);
-  if (refs.length === 0) {
-    throw new UsageError("sessions delete needs at least one session (42, #42, a UUID or a path)");
-  }
-  const yes = a.values.yes === true;
-  const dryRun = a.values["dry-run"] === true;
-  const withTranscript = a.values.transcript === true;
-  const withSnapshots = a.values.snapshots === true;
-  const withCompact = a.values.compact === true;
-  if (dryRun && (yes || withCompact)) {
-    throw new UsageError(`--dry-run changes nothing; it takes no --${yes ? "yes" : "compact"}`);
-  }
+/** What the person asked for: the sessions, and each flag. */
+export interface DeleteRequest {
+  refs: string[];
+  /** --yes: answer the questions yes. */
+  yes: boolean;
+  dryRun: boolean;
+  /** --transcript: Claude Code's transcript files too (asked separately). */
+  withTranscript: boolean;
+  /** --snapshots: every snapshot too. */
+  withSnapshots: boolean;
+  /** --compact: then clear its traces from the store file. */
+  withCompact: boolean;
+}
+
+/** Asks a yes-or-no question through the Context's dialogue. */
+function confirmer(ctx: Context): (question: string) => Promise<boolean | null> {
+  return (question) => {
+    if (!ctx.io) throw new Error("sessions delete needs a dialogue to ask through");
+    return ctx.io.confirm(question);
+  };
+}
+
+export async function deleteSessions(ctx: Context, req: DeleteRequest): Promise<Outcome> {
+  const { refs, yes, dryRun, withTranscript, withSnapshots, withCompact } = req;
+  const ask = confirmer(ctx);
   const r = resolveAll(ctx);
   const filter = egress(r.cfg.privacy.redactRecall);
   const read = () => readDeletePlan(r, ctx.cwd, refs, filter);

@@ -1,16 +1,17 @@
-/** terminus sessions search <words>: the adapter for core/sessions/search.ts. */
-import type { Parsed } from "./types.ts";
-import type { Context } from "../core/context.ts";
-import { type Outcome, outcome, terminalColumns } from "../core/output.ts";
-import { table } from "../core/table.ts";
-import { UsageError } from "../core/errors.ts";
-import { boundFlag, day } from "../core/time.ts";
-import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../core/recall/query.ts";
-import { searchSessionsFrom } from "../core/sessions/search.ts";
-import { foldCut, tagProblem } from "../core/transcript/titles.ts";
-import { TITLE_PROMPT_CHARS } from "../core/constants.ts";
-import { list, str, wholeFlag } from "./common.ts";
-import { onWordBoundaries } from "./search.ts";
+/** `terminus sessions search <words>`: the adapter for core/sessions/search.ts. */
+import type { Parsed } from "../types.ts";
+import type { Context } from "../../core/context.ts";
+import { type Outcome, outcome, terminalColumns } from "../../core/output.ts";
+import { table } from "../../core/table.ts";
+import { UsageError } from "../../core/errors.ts";
+import { boundFlag, day } from "../../core/time.ts";
+import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../../core/recall/query.ts";
+import { searchSessionsFrom } from "../../core/sessions/search.ts";
+import { foldCut, tagProblem } from "../../core/transcript/titles.ts";
+import { TITLE_PROMPT_CHARS } from "../../core/constants.ts";
+import { list, str, wholeFlag } from "../common.ts";
+import type { Verb } from "./verb.ts";
+import { onWordBoundaries } from "../search.ts";
 
 const NAME = "sessions search";
 
@@ -88,3 +89,11 @@ export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> 
     reason: r.hits.length === 0 ? "no turn matched every word" : null,
   });
 }
+
+export const search: Verb = {
+  name: "search",
+  summary: "which sessions talked about these words, best first",
+  options: ["project", "since", "until", "limit", "tag"],
+  empty: emptySearch,
+  run: searchSessions,
+};
