@@ -253,6 +253,59 @@ export function readConfigText(path: string): string | null {
   }
 }
 
+/**
+ * The typed reads of one file's values: a value of the wrong type fails the load and names
+ * its key and line, so the person (and the SessionStart message) can go straight to it.
+ * Non-text keys: "" (or a wrong type) fails the load; text keys: "" means unset.
+ */
+class ValueReader {
+  constructor(readonly text: string, readonly path: string) {}
+
+  at(key: string): string {
+    const n = this.text.split("\n").findIndex((l) => new RegExp(`^\\s*"?${key}"?\\s*=`).test(l));
+    return n < 0 ? "" : ` (line ${n + 1})`;
+  }
+  list(t: Table, key: string, where: string): string[] | undefined {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
+      throw wrongType(this.path, v, `${where} must be a list of paths${this.at(key)}`);
+    }
+    return v as string[];
+  }
+  whole(t: Table, key: string, where: string): number | undefined {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (typeof v === "bigint") return Number(v);
+    if (typeof v !== "number" || !Number.isInteger(v)) {
+      throw wrongType(this.path, v, `${where} must be a whole number${this.at(key)}`);
+    }
+    return v;
+  }
+  bool(t: Table, key: string, where: string): boolean | undefined {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (typeof v !== "boolean") {
+      throw wrongType(this.path, v, `${where} must be true or false${this.at(key)}`);
+    }
+    return v;
+  }
+  text_(t: Table, key: string, where: string): string | undefined {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (typeof v !== "string") {
+      throw wrongType(this.path, v, `${where} must be text${this.at(key)}`);
+    }
+    return v === "" ? undefined : v;
+  }
+  table(t: Table, key: string): Table | undefined {
+    if (!(key in t)) return undefined;
+    const v = t[key];
+    if (!isTable(v)) throw invalid(this.path, `${key} must be a table`);
+    return v;
+  }
+}
+
 export function parseConfig(text: string, path: string, env: Env): Config {
   let doc: Table;
   try {
@@ -267,131 +320,91 @@ export function parseConfig(text: string, path: string, env: Env): Config {
     );
   }
   const cfg = defaultConfig(path);
-  // a value error names the line too, so the person (and the SessionStart message) can go
-  // straight to it
-  const at = (key: string) => {
-    const n = text.split("\n").findIndex((l) => new RegExp(`^\\s*"?${key}"?\\s*=`).test(l));
-    return n < 0 ? "" : ` (line ${n + 1})`;
-  };
-
-  // Non-text keys: "" (or a wrong type) fails the load; text keys: "" means unset.
-  const list = (t: Table, key: string, where: string): string[] | undefined => {
-    if (!(key in t)) return undefined;
-    const v = t[key];
-    if (!Array.isArray(v) || v.some((x) => typeof x !== "string")) {
-      throw wrongType(path, v, `${where} must be a list of paths${at(key)}`);
-    }
-    return v as string[];
-  };
-  const whole = (t: Table, key: string, where: string): number | undefined => {
-    if (!(key in t)) return undefined;
-    const v = t[key];
-    if (typeof v === "bigint") return Number(v);
-    if (typeof v !== "number" || !Number.isInteger(v)) {
-      throw wrongType(path, v, `${where} must be a whole number${at(key)}`);
-    }
-    return v;
-  };
-  const bool = (t: Table, key: string, where: string): boolean | undefined => {
-    if (!(key in t)) return undefined;
-    const v = t[key];
-    if (typeof v !== "boolean") {
-      throw wrongType(path, v, `${where} must be true or false${at(key)}`);
-    }
-    return v;
-  };
-  const text_ = (t: Table, key: string, where: string): string | undefined => {
-    if (!(key in t)) return undefined;
-    const v = t[key];
-    if (typeof v !== "string") throw wrongType(path, v, `${where} must be text${at(key)}`);
-    return v === "" ? undefined : v;
-  };
-  const table = (t: Table, key: string): Table | undefined => {
-    if (!(key in t)) return undefined;
-    const v = t[key];
-    if (!isTable(v)) throw invalid(path, `${key} must be a table`);
-    return v;
-  };
-
-  const roots = list(doc, "roots", "roots");
+  const r = new ValueReader(text, path);
+  const roots = r.list(doc, "roots", "roots");
   if (roots) cfg.roots = roots; // used exactly as written; `~` is not expanded here
-
-  const exclude = list(doc, "exclude", "exclude");
-  if (exclude) {
-    const listed: string[] = [];
-    for (const e of exclude) {
-      const n = normaliseUserPath(e, env);
-      if (n !== undefined && !listed.includes(n)) listed.push(n);
-    }
-    cfg.excludeListed = listed;
-    const all = new Set(listed);
-    for (const n of listed) {
-      try {
-        all.add(Deno.realPathSync(n));
-      } catch {
-        // a path that does not exist (yet) matches only as written
-      }
-    }
-    cfg.exclude = [...all];
+  readExclude(r, doc, cfg, env);
+  readInjection(r, doc, cfg);
+  readRetention(r, doc, cfg, env);
+  readSnapshot(r, doc, cfg);
+  const capture = r.table(doc, "capture");
+  if (capture) {
+    const mode = r.text_(capture, "mode", "capture.mode");
+    cfg.capture.mode = mode === "lean" || mode === "minimal" ? mode : "full";
   }
-
-  const injection = table(doc, "injection");
-  if (injection) {
-    const clamp = (n: number) => Math.max(0, Math.min(INJECTION_CHARS_CAP, n));
-    const b = whole(injection, "brief_chars", "injection.brief_chars");
-    if (b !== undefined) cfg.injection.briefChars = clamp(b);
-    const p = whole(injection, "prompt_chars", "injection.prompt_chars");
-    if (p !== undefined) cfg.injection.promptChars = clamp(p);
+  const privacy = r.table(doc, "privacy");
+  if (privacy) {
+    const red = r.bool(privacy, "redact_recall", "privacy.redact_recall");
+    if (red !== undefined) cfg.privacy.redactRecall = red;
   }
+  cfg.unknownValues = unknownValuesIn(doc);
+  return cfg;
+}
 
+function readExclude(r: ValueReader, doc: Table, cfg: Config, env: Env): void {
+  const exclude = r.list(doc, "exclude", "exclude");
+  if (!exclude) return;
+  const listed: string[] = [];
+  for (const e of exclude) {
+    const n = normaliseUserPath(e, env);
+    if (n !== undefined && !listed.includes(n)) listed.push(n);
+  }
+  cfg.excludeListed = listed;
+  const all = new Set(listed);
+  for (const n of listed) {
+    try {
+      all.add(Deno.realPathSync(n));
+    } catch {
+      // a path that does not exist (yet) matches only as written
+    }
+  }
+  cfg.exclude = [...all];
+}
+
+function readInjection(r: ValueReader, doc: Table, cfg: Config): void {
+  const injection = r.table(doc, "injection");
+  if (!injection) return;
+  const clamp = (n: number) => Math.max(0, Math.min(INJECTION_CHARS_CAP, n));
+  const b = r.whole(injection, "brief_chars", "injection.brief_chars");
+  if (b !== undefined) cfg.injection.briefChars = clamp(b);
+  const p = r.whole(injection, "prompt_chars", "injection.prompt_chars");
+  if (p !== undefined) cfg.injection.promptChars = clamp(p);
+}
+
+function readRetention(r: ValueReader, doc: Table, cfg: Config, env: Env): void {
   const readRule = (t: Table, where: string): RetentionRule => {
-    const action = text_(t, "action", `${where}.action`);
-    const age = whole(t, "age_days", `${where}.age_days`);
+    const action = r.text_(t, "action", `${where}.action`);
+    const age = r.whole(t, "age_days", `${where}.age_days`);
     return {
       action: action === "evict" || action === "delete" ? action : "keep",
       ageDays: Math.max(0, age ?? 0),
     };
   };
-  const retention = table(doc, "retention");
-  if (retention) {
-    cfg.retention = readRule(retention, "retention");
-    const projects = retention["project"];
-    if (projects !== undefined) {
-      if (!isTable(projects)) throw invalid(path, "retention.project must be a table of tables");
-      for (const [p, rule] of Object.entries(projects)) {
-        if (!isTable(rule)) throw invalid(path, `retention.project."${p}" must be a table`);
-        const parsed = readRule(rule, `retention.project."${p}"`);
-        const n = normaliseUserPath(p, env);
-        if (n !== undefined) cfg.retentionProjects.set(n, parsed);
-      }
-    }
+  const retention = r.table(doc, "retention");
+  if (!retention) return;
+  cfg.retention = readRule(retention, "retention");
+  const projects = retention["project"];
+  if (projects === undefined) return;
+  if (!isTable(projects)) throw invalid(r.path, "retention.project must be a table of tables");
+  for (const [p, rule] of Object.entries(projects)) {
+    if (!isTable(rule)) throw invalid(r.path, `retention.project."${p}" must be a table`);
+    const parsed = readRule(rule, `retention.project."${p}"`);
+    const n = normaliseUserPath(p, env);
+    if (n !== undefined) cfg.retentionProjects.set(n, parsed);
   }
+}
 
-  const snapshot = table(doc, "snapshot");
-  if (snapshot) {
-    const en = bool(snapshot, "enabled", "snapshot.enabled");
-    if (en !== undefined) cfg.snapshot.enabled = en;
-    const ih = whole(snapshot, "interval_hours", "snapshot.interval_hours");
-    if (ih !== undefined) {
-      cfg.snapshot.intervalHours = ih <= 0 ? SNAPSHOT_INTERVAL_HOURS_DEFAULT : ih;
-    }
-    const keep = whole(snapshot, "keep", "snapshot.keep");
-    if (keep !== undefined) cfg.snapshot.keep = Math.max(1, keep);
+function readSnapshot(r: ValueReader, doc: Table, cfg: Config): void {
+  const snapshot = r.table(doc, "snapshot");
+  if (!snapshot) return;
+  const en = r.bool(snapshot, "enabled", "snapshot.enabled");
+  if (en !== undefined) cfg.snapshot.enabled = en;
+  const ih = r.whole(snapshot, "interval_hours", "snapshot.interval_hours");
+  if (ih !== undefined) {
+    cfg.snapshot.intervalHours = ih <= 0 ? SNAPSHOT_INTERVAL_HOURS_DEFAULT : ih;
   }
-
-  const capture = table(doc, "capture");
-  if (capture) {
-    const mode = text_(capture, "mode", "capture.mode");
-    cfg.capture.mode = mode === "lean" || mode === "minimal" ? mode : "full";
-  }
-
-  const privacy = table(doc, "privacy");
-  if (privacy) {
-    const r = bool(privacy, "redact_recall", "privacy.redact_recall");
-    if (r !== undefined) cfg.privacy.redactRecall = r;
-  }
-  cfg.unknownValues = unknownValuesIn(doc);
-  return cfg;
+  const keep = r.whole(snapshot, "keep", "snapshot.keep");
+  if (keep !== undefined) cfg.snapshot.keep = Math.max(1, keep);
 }
 
 /** True when `project` (an absolute path) is covered by an exclude entry. */
