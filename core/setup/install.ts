@@ -225,26 +225,7 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
   const cleanup = judgeCleanup(readLayered([loc.settings], "cleanupPeriodDays"), loc.settings);
 
   // ---- the backfill ----
-  const backfill: InstallReport["backfill"] = { sizing: null, problem: null, started: false };
-  let roots: string[] = [];
-  try {
-    const cfg = loadConfig(env);
-    roots = transcriptRoots(cfg.roots, env);
-    if (storeProblem) throw new Error(storeProblem);
-    backfill.sizing = sizeBackfill(cfg, roots, store);
-  } catch (e) {
-    backfill.problem = `the backfill could not be sized (${(e as Error).message})`;
-  }
-  if (backfill.sizing && backfill.sizing.pending > 0) {
-    const argv = placed.argv ? runnable(placed.argv) : inp.self;
-    try {
-      // the backfill's detached worker, at normal priority (the hooks' passes stay lowest)
-      startFirstBackfill(argv, placed.env);
-      backfill.started = true;
-    } catch (e) {
-      backfill.problem = `the backfill could not be started (${(e as Error).message})`;
-    }
-  }
+  const { backfill, roots } = firstBackfill(inp, placed, store, storeProblem);
 
   return {
     refused: null,
@@ -267,4 +248,38 @@ export async function install(inp: InstallInput): Promise<InstallReport> {
     pathLine: onPath(dirname(loc.link), env) ? null : pathLine(dirname(loc.link), env),
     manPage,
   };
+}
+
+/**
+ * Sizes the backfill of what is already on disk and, when anything waits, starts its detached
+ * worker at normal priority (the hooks' passes stay lowest); a problem is reported, not thrown.
+ */
+function firstBackfill(
+  inp: InstallInput,
+  placed: Placed,
+  store: string,
+  storeProblem: string | null,
+): { backfill: InstallReport["backfill"]; roots: string[] } {
+  const { env } = inp;
+  const backfill: InstallReport["backfill"] = { sizing: null, problem: null, started: false };
+  let roots: string[] = [];
+  try {
+    const cfg = loadConfig(env);
+    roots = transcriptRoots(cfg.roots, env);
+    if (storeProblem) throw new Error(storeProblem);
+    backfill.sizing = sizeBackfill(cfg, roots, store);
+  } catch (e) {
+    backfill.problem = `the backfill could not be sized (${(e as Error).message})`;
+  }
+  if (backfill.sizing && backfill.sizing.pending > 0) {
+    const argv = placed.argv ? runnable(placed.argv) : inp.self;
+    try {
+      // the backfill's detached worker, at normal priority (the hooks' passes stay lowest)
+      startFirstBackfill(argv, placed.env);
+      backfill.started = true;
+    } catch (e) {
+      backfill.problem = `the backfill could not be started (${(e as Error).message})`;
+    }
+  }
+  return { backfill, roots };
 }
