@@ -84,17 +84,7 @@ export function sessionDfs(
   if (!groups.length) return [];
   const w = visibleWhere(vis);
   const inner: (string | number)[] = [];
-  let join = "";
-  let extra = "";
-  if (bound.beforeTs !== undefined) {
-    join = " JOIN turns tb ON tb.id = e.turn_id";
-    extra += " AND tb.ts IS NOT NULL AND tb.ts < ?";
-    inner.push(bound.beforeTs);
-  }
-  if (bound.maxId !== undefined) {
-    extra += " AND e.turn_id <= ?";
-    inner.push(bound.maxId);
-  }
+  const { join, extra } = boundClause(bound, inner);
   const json = JSON.stringify(groups.map((g) => g.map((k) => [k.kind, k.value])));
   // positional parameters in the order they appear: the bound, the cap, the scope, the groups
   const got = cached(
@@ -158,17 +148,7 @@ export function structuralCandidates(
 ): ActedCandidate[] {
   const w = visibleWhere(vis);
   const inner: (string | number)[] = [key.kind, key.value, ENTITY_ACT.unquotable];
-  let join = "";
-  let extra = "";
-  if (bound.beforeTs !== undefined) {
-    join = " JOIN turns tb ON tb.id = e.turn_id";
-    extra += " AND tb.ts IS NOT NULL AND tb.ts < ?";
-    inner.push(bound.beforeTs);
-  }
-  if (bound.maxId !== undefined) {
-    extra += " AND e.turn_id <= ?";
-    inner.push(bound.maxId);
-  }
+  const { join, extra } = boundClause(bound, inner);
   inner.push(cap);
   if (!hasActColumn(db)) return []; // a store from before schema 4: its first pass upgrades it
   const rows = cachedArrays(
@@ -275,4 +255,26 @@ export function editsOfFilesOf(db: Db, ids: number[], files: number, cap: number
     for (const [id] of edits.all(p, ENTITY_ACT.direct, cap) as unknown as [number][]) out.push(id);
   }
   return out;
+}
+
+/**
+ * The replay's bounds on an entity walk (`beforeTs`: rows before a time; `maxId`: rows up to a
+ * turn), as a join and WHERE text over alias `e`; their parameters are pushed onto `params`.
+ */
+function boundClause(
+  bound: { maxId?: number; beforeTs?: string },
+  params: (string | number)[],
+): { join: string; extra: string } {
+  let join = "";
+  let extra = "";
+  if (bound.beforeTs !== undefined) {
+    join = " JOIN turns tb ON tb.id = e.turn_id";
+    extra += " AND tb.ts IS NOT NULL AND tb.ts < ?";
+    params.push(bound.beforeTs);
+  }
+  if (bound.maxId !== undefined) {
+    extra += " AND e.turn_id <= ?";
+    params.push(bound.maxId);
+  }
+  return { join, extra };
 }
