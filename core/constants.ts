@@ -268,6 +268,14 @@ export const EVERYDAY_NAMES: readonly string[] = Object.freeze([
 ]);
 /** Prompt recall: tied hits whose text is read for the prompt's words, in all. */
 export const TIE_TEXT_READS = 20;
+/**
+ * Prompt recall: a turn that only lists or records what it matched (a `git add`/`commit` line,
+ * a pull request's body) is handed over only beside this many of the prompt's names: alone it
+ * was a false positive 6 times in 6 on the other projects' held-out replay.
+ */
+export const LISTING_NAMES_ALONE = 2;
+/** Prompt recall: Bash mentions near the top whose text is read to tell such a line. */
+export const LISTING_TEXT_READS = 10;
 export const ENTITIES_PER_TURN = 48;
 export const ENTITY_DEPTH_LIMIT = 8;
 export const ERROR_ENTITY_MAX_BYTES = 512;

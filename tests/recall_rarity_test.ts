@@ -32,6 +32,10 @@ interface World {
   /** src/app/gadget.ts: a `wc -l` of it (older), then `cd ... && git commit` of it (newer). */
   gadgetCount: number;
   gadgetCommit: number;
+  /** One commit listing src/app/lonely.ts and src/app/pair.ts, nothing else naming them. */
+  lonelyCommit: number;
+  /** A pull request whose body alone names docs/PROTOCOL.md. */
+  protocolPr: number;
 }
 
 async function world(sb: Sandbox): Promise<World> {
@@ -90,8 +94,20 @@ async function world(sb: Sandbox): Promise<World> {
   s7.result("a.ts");
   await s7.write(sb);
 
+  // files only ever staged and committed, and a doc only a pull request's body names
+  const s8 = new Session(sid(0x108), P, at(8));
+  const lonelyCommit = s8.tool("Bash", {
+    command: 'git add src/app/lonely.ts src/app/pair.ts && git commit -m "lonely and pair"',
+  });
+  s8.result("[main 2468ace] lonely and pair");
+  const protocolPr = s8.tool("Bash", {
+    command: "gh pr create --title protocol --body 'Adds docs/PROTOCOL.md for the schemas'",
+  });
+  s8.result("https://example.invalid/pr/2");
+  await s8.write(sb);
+
   // every session runs the same check: `check_all` is held by all 50
-  const all = [s0, s1, s2, s2b, s3, s4, s5, s6, s7];
+  const all = [s0, s1, s2, s2b, s3, s4, s5, s6, s7, s8];
   for (let n = all.length; n < SESSIONS; n++) {
     const s = new Session(sid(0x100 + n), P, at(n));
     s.user(`session ${n}`);
@@ -114,6 +130,8 @@ async function world(sb: Sandbox): Promise<World> {
     widgetCommit: id(widgetCommit),
     gadgetCount: id(gadgetCount),
     gadgetCommit: id(gadgetCommit),
+    lonelyCommit: id(lonelyCommit),
+    protocolPr: id(protocolPr),
   };
 }
 
@@ -206,12 +224,19 @@ Deno.test("recall by rarity: short names fire when rare, everyday and everywhere
     assert.deepEqual(handed(sb, "why does sync_cmd_v2 skip the remote?").ids, []);
   });
 
-  await t.step("the Read of the named file comes before the newer commit that lists it", () => {
-    const r = handed(sb, "what changed in src/app/widget.ts?");
-    assert.deepEqual(r.ids, [w.widgetRead, w.widgetCommit]);
-    // a commit run after a `cd` comes after another mention of the file, however newer
-    const g = handed(sb, "what changed in src/app/gadget.ts?");
-    assert.deepEqual(g.ids, [w.gadgetCount, w.gadgetCommit]);
+  await t.step("a line that only stages, commits or opens a PR for one name brings nothing", () => {
+    // the Read of the file is handed over, the newer commit that lists it is not
+    assert.deepEqual(handed(sb, "what changed in src/app/widget.ts?").ids, [w.widgetRead]);
+    // nor a commit run after a `cd` (stored as a mention: its text tells)
+    assert.deepEqual(handed(sb, "what changed in src/app/gadget.ts?").ids, [w.gadgetCount]);
+    // a file only ever committed, a doc only a pull request's body names: nothing at all
+    assert.deepEqual(handed(sb, "please review src/app/lonely.ts").ids, []);
+    const pr = handed(sb, "does docs/PROTOCOL.md cover the schemas?");
+    assert.deepEqual(pr.lookedUp, [`${P}/docs/PROTOCOL.md`]);
+    assert.deepEqual(pr.ids, []);
+    // beside a second name the commit matched, it is two distinct matches, and it stays
+    const both = handed(sb, "review src/app/lonely.ts against src/app/pair.ts");
+    assert.deepEqual(both.ids, [w.lonelyCommit]);
   });
 
   await t.step("a folder a Bash line only named brings nothing alone", () => {
