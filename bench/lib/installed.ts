@@ -5,8 +5,6 @@
  * checkout's `deno run mod.ts` loads its modules one by one.
  */
 import { dirname, join } from "node:path";
-import { processEnv } from "../../core/paths.ts";
-import { denoDir } from "../../core/setup/source.ts";
 import type { BenchContext } from "./context.ts";
 import { runTimed } from "./proc.ts";
 
@@ -15,6 +13,14 @@ export interface Installed {
   launcher: string;
   /** Whether the copy behind it runs from a bundle (`mod.js`) rather than its source. */
   bundled: boolean;
+}
+
+/** The runtime's module cache, as the runtime itself names it (DENO_DIR or its default). */
+async function moduleCache(): Promise<string> {
+  const out = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stderr: "null" })
+    .output();
+  if (!out.success) throw new Error("deno info --json failed");
+  return JSON.parse(new TextDecoder().decode(out.stdout)).denoDir;
 }
 
 /** Installs once per bench run (into `workDir/installed`, emptied first). */
@@ -34,7 +40,7 @@ export function installed(ctx: BenchContext): Promise<Installed> {
       env: {
         HOME: home,
         // the bench's own module cache, which holds the checkout's packages
-        DENO_DIR: denoDir(processEnv),
+        DENO_DIR: await moduleCache(),
         CLAUDE_CONFIG_DIR: claude,
         TERMINUS_DATA_DIR: join(home, "data"),
         TERMINUS_CONFIG_DIR: join(home, "config"),

@@ -1,20 +1,21 @@
 /**
  * Recall precision on real transcripts: every typed prompt of a store, in time order, is looked
- * up against what was archived before it, with the hook's own functions (spellings, recall) and
+ * up against what was archived before it, by the hook's own decision (core's `decidePrompt`) and
  * judged by the label rule `stats` uses (a hit: the same session later touches the path or
  * identifier the handed-over turn matched on). Then prompts that name only things never
  * archived, against the whole store: they must get nothing.
  */
 import { DatabaseSync } from "node:sqlite";
 import { type Db, openRead } from "../../core/store/db.ts";
-import { recall } from "../../core/inject/prompt.ts";
-import { spellings } from "../../core/inject/spellings.ts";
-import { THRESHOLDS } from "../../core/inject/thresholds.ts";
-import { judge } from "../../core/feedback/labels.ts";
-import { PROMPT_CHARS_DEFAULT, RECALL_NAMES_SEEN } from "../../core/constants.ts";
-import { structuralLookup } from "../../core/recall/lookup.ts";
-import { entityMatches, isEverydayName, isPathSpelling } from "../../core/recall/structural.ts";
-import { laterEntities } from "../../core/store/decisions.ts";
+import {
+  decidePrompt,
+  namesAPath,
+  type PromptDecision,
+  type PromptInput,
+  promptNames,
+} from "../../core/inject/prompt.ts";
+import { judgeDecision, recallable as hadRecallable } from "../../core/feedback/replay.ts";
+import { PROMPT_CHARS_DEFAULT } from "../../core/constants.ts";
 
 export interface Fired {
   prompt: string;
@@ -160,8 +161,8 @@ export function namedPrompts(path: string): { prompt: string; cwd: string; proje
 
 /** Counts a fired decision's labels into `res`, and lists its turns with what they matched. */
 function tally(
-  labels: ReturnType<typeof judge>,
-  r: ReturnType<typeof recall>,
+  labels: ReturnType<typeof judgeDecision>,
+  r: PromptDecision,
   res: { hits: number; falsePositives: number },
 ): Fired["turns"] {
   const turns: Fired["turns"] = [];
@@ -169,15 +170,29 @@ function tally(
     if (l.label === "hit") res.hits++;
     else if (l.label === "false positive") res.falsePositives++;
     if (l.turnId !== null) {
-      const c = r.selection.candidates.find((x) => x.id === l.turnId);
+      const t = r.turns.find((x) => x.id === l.turnId);
       turns.push({
         id: l.turnId,
         label: l.label,
-        matched: (c?.matched ?? []).map((m) => `${m.kind} ${m.value}`),
+        matched: (t?.matched ?? []).map((m) => `${m.kind} ${m.value}`),
       });
     }
   }
   return turns;
+}
+
+/** The hook's decision with no compaction owed, the default budget and no egress filter. */
+function decide(
+  db: Db,
+  p: Omit<PromptInput, "db" | "owedKnown" | "promptChars" | "filter">,
+): PromptDecision {
+  return decidePrompt({
+    db,
+    ...p,
+    owedKnown: null,
+    promptChars: PROMPT_CHARS_DEFAULT,
+    filter: (s) => s,
+  });
 }
 
 export interface NamedPrompt {
@@ -190,19 +205,13 @@ export interface NamedPrompt {
  * The live decision for a prompt typed in a session of its own (nothing visible, nothing
  * handed over yet), with no time bound: what a hook on this store would decide now.
  */
-export function freshRecall(db: Db, n: NamedPrompt): ReturnType<typeof recall> {
-  return recall({
-    db,
+export function freshRecall(db: Db, n: NamedPrompt): PromptDecision {
+  return decide(db, {
     vis: { project: n.project, exclude: [] },
     sessionId: "00000000-0000-4000-8000-000000000000",
-    spellings: spellings(n.prompt, n.cwd, RECALL_NAMES_SEEN),
     cwd: n.cwd,
     prompt: n.prompt,
-    thresholds: THRESHOLDS,
     suppress: new Map(),
-    owedKnown: null,
-    promptChars: PROMPT_CHARS_DEFAULT,
-    filter: (s) => s,
   });
 }
 
@@ -227,30 +236,23 @@ export function replayRecall(storePath: string, keepExamples = 12): RecallReplay
   const injectedBySession = new Map<string, Set<number>>();
   try {
     for (const p of rows) {
-      const names = spellings(p.text, p.cwd, RECALL_NAMES_SEEN);
+      const names = promptNames(p.text, p.cwd);
       if (!names.length || !p.project) continue;
       res.naming++;
       const st = injectedBySession.get(p.sessionId ?? "") ?? new Set<number>();
       const suppress = new Map([...st].map((id) => [id, "already handed over in this session"]));
       const t0 = performance.now();
-      const r = recall({
-        db,
+      const r = decide(db, {
         vis: { project: p.project, exclude: [] },
         sessionId: p.sessionId,
-        spellings: names,
+        names,
         cwd: p.cwd,
         prompt: p.text,
-        thresholds: THRESHOLDS,
         suppress,
-        owedKnown: null,
-        promptChars: PROMPT_CHARS_DEFAULT,
-        filter: (s) => s,
         beforeTs: p.ts,
       });
       res.lookupMs.push(performance.now() - t0);
-      const labels = p.sessionId
-        ? judge(db, 0, { injected: r.injected, spellings: names, sessionId: p.sessionId, at: p.ts })
-        : [];
+      const labels = p.sessionId ? judgeDecision(db, r, p.sessionId, p.ts) : [];
       res.misses += labels.filter((l) => l.label === "miss").length;
       if (!r.injected.length) continue;
       res.fired++;
@@ -309,6 +311,25 @@ export interface PlanReplay {
   firstListing: number;
   lookupMs: number[];
   examples: (Fired & { recallable: boolean })[];
+}
+
+/** A plan replay with nothing counted yet. */
+function emptyPlanReplay(split: PlanReplay["split"]): PlanReplay {
+  return {
+    split,
+    plans: 0,
+    recallable: 0,
+    useful: 0,
+    fired: 0,
+    injectedTurns: 0,
+    hits: 0,
+    falsePositives: 0,
+    toolResults: 0,
+    firstDirect: 0,
+    firstListing: 0,
+    lookupMs: [],
+    examples: [],
+  };
 }
 
 /** Plan-shaped or long: what a person pastes to start a session's work. */
@@ -531,21 +552,9 @@ export function replayPlans(
   if (!opened) throw new Error(`no store at ${storePath}`);
   const db = opened.db;
   const split = opt.split === undefined ? null : splitAt(db, opt.split);
-  const res: PlanReplay = {
-    split: split ? { share: split.share, before: split.before, after: split.after } : null,
-    plans: 0,
-    recallable: 0,
-    useful: 0,
-    fired: 0,
-    injectedTurns: 0,
-    hits: 0,
-    falsePositives: 0,
-    toolResults: 0,
-    firstDirect: 0,
-    firstListing: 0,
-    lookupMs: [],
-    examples: [],
-  };
+  const res = emptyPlanReplay(
+    split ? { share: split.share, before: split.before, after: split.after } : null,
+  );
   const all = opt.prompts === "all" && split !== null;
   const source: ReplayPrompt[] = all
     ? [...typedReplayPrompts(storePath), ...planPrompts(root).filter((p) => p.source !== "typed")]
@@ -561,50 +570,33 @@ export function replayPlans(
       if (split && !(splitTs !== undefined && at.firstTs !== null && at.firstTs >= splitTs)) {
         continue;
       }
-      const names = spellings(p.text, p.cwd, RECALL_NAMES_SEEN, null);
-      if (all ? !names.length : !names.some((n) => isPathSpelling(n))) {
+      const names = promptNames(p.text, p.cwd);
+      if (all ? !names.length : !namesAPath(names)) {
         continue; // names nothing (a plan: no file)
       }
       res.plans++;
       const bound = splitTs ?? p.ts;
       const vis = { project: at.project, exclude: [] };
-      const later = laterEntities(db, p.sessionId, p.ts);
-      // an everyday word (`GitHub`) is nothing to recall, however many sessions touch it
-      const touched = names.filter((s) =>
-        !isEverydayName(s) && later.some((e) => entityMatches(e, s))
-      );
-      let recallable = false;
-      for (const s of touched) {
-        const prior = structuralLookup(db, {
-          spellings: [s],
-          vis,
-          cwd: p.cwd,
-          beforeTs: bound,
-          limit: 1000,
-          cap: 100_000,
-          ignoreCommon: true,
-        });
-        if (prior.hits.some((h) => h.session_no !== at.sessionNo)) {
-          recallable = true;
-          break;
-        }
-      }
+      const recallable = hadRecallable(db, {
+        names,
+        vis,
+        cwd: p.cwd,
+        before: bound,
+        sessionId: p.sessionId,
+        sessionNo: at.sessionNo,
+        at: p.ts,
+      });
       if (recallable) res.recallable++;
       const mine = handed.get(p.sessionId) ?? new Set<number>();
       const t0 = performance.now();
-      const r = recall({
-        db,
+      const r = decide(db, {
         vis,
         // held out, the session is not in the store at all
         sessionId: split ? null : p.sessionId,
-        spellings: names,
+        names,
         cwd: p.cwd,
         prompt: p.text,
-        thresholds: THRESHOLDS,
         suppress: new Map([...mine].map((id) => [id, "already handed over in this session"])),
-        owedKnown: null,
-        promptChars: PROMPT_CHARS_DEFAULT,
-        filter: (s) => s,
         beforeTs: bound,
       });
       res.lookupMs.push(performance.now() - t0);
@@ -617,12 +609,7 @@ export function replayPlans(
       const first = firstAct(db, r.injected[0].id, r);
       if (first === "direct") res.firstDirect++;
       if (first === "listing") res.firstListing++;
-      const labels = judge(db, 0, {
-        injected: r.injected,
-        spellings: names,
-        sessionId: p.sessionId,
-        at: p.ts,
-      });
+      const labels = judgeDecision(db, r, p.sessionId, p.ts);
       const fired: Fired & { recallable: boolean } = {
         prompt: p.text.slice(0, 160),
         spellings: r.lookedUp,
@@ -656,21 +643,7 @@ export function replayHeldOut(
   const bySplit = shares.map((split) =>
     replayPlans(storePath, root, { split, prompts: "all", keepExamples })
   );
-  const pooled: PlanReplay = {
-    split: null,
-    plans: 0,
-    recallable: 0,
-    useful: 0,
-    fired: 0,
-    injectedTurns: 0,
-    hits: 0,
-    falsePositives: 0,
-    toolResults: 0,
-    firstDirect: 0,
-    firstListing: 0,
-    lookupMs: [],
-    examples: [],
-  };
+  const pooled = emptyPlanReplay(null);
   for (const r of bySplit) {
     pooled.plans += r.plans;
     pooled.recallable += r.recallable;
@@ -695,8 +668,8 @@ export function replayHeldOut(
  * or Grep), `listing` (a git line that only lists it: `git add`, `git commit`, or a Bash line
  * running one), else `mention`.
  */
-function firstAct(db: Db, id: number, r: ReturnType<typeof recall>): string {
-  const matched = r.selection.candidates.find((c) => c.id === id)?.matched ?? [];
+function firstAct(db: Db, id: number, r: PromptDecision): string {
+  const matched = r.turns.find((t) => t.id === id)?.matched ?? [];
   const acts = db.prepare(
     `SELECT e.kind, e.value, e.act FROM entities e WHERE e.turn_id = ?`,
   ).all(id) as { kind: string; value: string; act: number }[];
@@ -818,7 +791,7 @@ export function wordSet(
       const r = freshRecall(opened.db, n);
       if (r.injected.length) {
         out.fired++;
-        const m = r.selection.candidates.find((c) => c.id === r.injected[0].id)?.matched ?? [];
+        const m = r.turns[0].matched;
         out.firedPrompts.push(`${n.prompt} -> ${m.map((x) => `${x.kind} ${x.value}`).join(", ")}`);
       }
     }

@@ -15,8 +15,7 @@
 import { DatabaseSync } from "node:sqlite";
 import { buildKnownItems, KIND_QUOTA, type KnownItem, readCorpus } from "./known_items.ts";
 import { rewriteUuids } from "./scale_corpus.ts";
-import { rank } from "../../core/recall/rank.ts";
-import { parseQuery } from "../../core/recall/query.ts";
+import { queryHits } from "../../core/recall/search.ts";
 
 const TOP = 10;
 
@@ -86,12 +85,7 @@ export function scaleQuality(
       // session id) is asked as copy 0 holds it: what its person would paste there
       const q = rewriteUuids(it.q, 0, memos[0]);
       const t0 = performance.now();
-      const hits = rank(db, {
-        query: parseQuery(q),
-        vis: { project: null, exclude: [] },
-        filters: {},
-        limit: TOP,
-      });
+      const hits = queryHits(db, q, TOP, { strict: true });
       rankMs.push(performance.now() - t0);
       const m = firstRight(hits.map((h) => h.session_key), right);
       const pm = plainMatch(q);

@@ -2,32 +2,35 @@
  * Archive-only throughput: the blocks without the index, measured in process with the pass's
  * own store functions. Each transcript is read, its lines parsed (the pass needs their session
  * facts) and appended with `appendSession` — zstd, BLAKE3, the block rows, session_meta and the
- * watermark in one transaction per file — but with no derived rows.
+ * watermark in one transaction per file — but with no derived rows. The session is keyed by the
+ * file's path under its root: a unique name is all the write side needs here, so the pass's
+ * own key rule (and its subagent lineage) stays in core/transcript.
  */
-import { join } from "node:path";
+import { basename, join, relative } from "node:path";
 import { metric, type Section } from "../lib/context.ts";
 import { round } from "../lib/stats.ts";
 import { openWrite } from "../../core/store/db.ts";
 import { appendSession } from "../../core/store/archive.ts";
 import { initCodec } from "../../core/store/codec.ts";
-import { parseLine } from "../../core/transcript/records.ts";
-import { keyFor } from "../../core/transcript/session_key.ts";
 
 const MB = 1_000_000;
 const RUNS = 3;
 
-function transcripts(root: string): string[] {
-  const out: string[] = [];
+/** Each transcript under a root, with its path under the root as its session key. */
+function transcripts(root: string): { path: string; key: string }[] {
+  const out: { path: string; key: string }[] = [];
   const walk = (d: string) => {
     for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name < b.name ? -1 : 1)) {
       const p = join(d, e.name);
       if (e.isDirectory) walk(p);
-      else if (e.name.endsWith(".jsonl")) out.push(p);
+      else if (e.name.endsWith(".jsonl")) out.push({ path: p, key: relative(root, p) });
     }
   };
   walk(join(root, "projects"));
   return out;
 }
+
+const decoder = new TextDecoder();
 
 export const section: Section = {
   name: "archive",
@@ -43,31 +46,34 @@ export const section: Section = {
       bytes = 0;
       const t0 = performance.now();
       for (const f of files) {
-        const data = Deno.readFileSync(f);
+        const data = Deno.readFileSync(f.path);
         const end = data.lastIndexOf(0x0a) + 1;
         let cwd: string | null = null;
         for (let s = 0; s < end;) {
           let nl = data.indexOf(0x0a, s);
           if (nl < 0 || nl >= end) nl = end - 1;
-          const rec = parseLine(data.subarray(s, nl));
-          if (!cwd && rec && typeof rec.cwd === "string") cwd = rec.cwd;
+          // parsed as the pass parses every line; a torn one is nothing
+          let rec: { cwd?: unknown } | null = null;
+          try {
+            rec = JSON.parse(decoder.decode(data.subarray(s, nl)));
+          } catch { /* not JSON */ }
+          if (!cwd && typeof rec?.cwd === "string") cwd = rec.cwd;
           s = nl + 1;
         }
-        const key = keyFor(f, false);
         appendSession(db, {
-          sessionKey: key.sessionKey,
+          sessionKey: f.key,
           stream: data.subarray(0, end),
           offset: end,
           meta: {
-            sessionId: key.fileSessionId,
-            transcriptPath: f,
+            sessionId: basename(f.key, ".jsonl"),
+            transcriptPath: f.path,
             firstTurnAt: null,
             lastTurnAt: null,
             cwd,
             project: cwd,
             projectPreWorktree: null,
             branch: null,
-            parentSessionKey: key.parentKey,
+            parentSessionKey: null,
             agentMeta: null,
             continuesFrom: null,
             firstParentUuid: null,

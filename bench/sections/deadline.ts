@@ -25,7 +25,7 @@ import { hookTimes } from "../lib/decision_log.ts";
 import { settle, timedSpawn } from "./hooks.ts";
 import { permissionFlags } from "../../core/context.ts";
 import { PASS_STAMP_FILE } from "../../core/paths.ts";
-import { ownSessionArgv } from "../../core/spawn.ts";
+import { backfillSessionArgv } from "../../core/ingest/backfill.ts";
 import { BACKFILL_NICENESS } from "../../core/constants.ts";
 
 const SCALE = join(Deno.env.get("HOME") ?? "/root", ".cache/terminus-bench/scale");
@@ -176,17 +176,18 @@ export const section: Section = {
           `roots = [${JSON.stringify(corpus)}]\n[snapshot]\nenabled = false\n`,
         );
         // `session`: in a session of its own, where `terminus backfill` leaves its worker
-        const [cmd, ...pre] = BACKFILL_AT === "nice"
-          ? ["nice", "-n", "19", launcher]
+        const work = [launcher, "backfill", "--work"];
+        const [cmd, ...args] = BACKFILL_AT === "nice"
+          ? ["nice", "-n", "19", ...work]
           : BACKFILL_AT === "idle"
-          ? ["chrt", "-i", "0", launcher]
+          ? ["chrt", "-i", "0", ...work]
           : BACKFILL_AT === "session"
-          ? ["setsid", "-w", ...ownSessionArgv([launcher], BACKFILL_NICENESS)]
+          ? ["setsid", "-w", ...backfillSessionArgv([launcher])]
           : BACKFILL_AT === "session-plain"
-          ? ["setsid", "-w", launcher]
-          : [launcher];
+          ? ["setsid", "-w", ...work]
+          : work;
         current = new Deno.Command(cmd, {
-          args: [...pre, "backfill", "--work"],
+          args,
           env: scenarioEnv(bfScn),
           stdin: "null",
           stdout: "null",

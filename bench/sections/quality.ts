@@ -23,10 +23,10 @@
  * count of empty answers per kind. Beside them: the store's bytes per transcript byte, and the
  * installed search's p50 beyond the runtime floor on the >= 200 MB synthetic store.
  *
- * The weights: the same queries ranked in process (core's `rank`, no excerpts) on the same
- * store under a grid of entity-bonus weights and phrase bonuses, so the constants in
+ * The weights: the same queries ranked in process (core's `queryHits`, strict, no excerpts) on
+ * the same store under a grid of entity-bonus weights and phrase bonuses, so the constants in
  * core/recall/rank.ts are the grid's choice and a change to them can be judged here; and the
- * asked queries answered in process (core's `answerHits`, the search `terminus search` runs)
+ * asked queries answered in process (`queryHits` again, the search `terminus search` runs)
  * under the further answers' settings: when sessions join a short first answer
  * (TIER_SESSION_BELOW) and what a definition adds (DEFINITION_BONUS).
  */
@@ -50,7 +50,12 @@ import {
   NOT_VERBATIM,
   TokenIndex,
 } from "../lib/asked_items.ts";
-import { answerHits } from "../../core/recall/search.ts";
+import {
+  type CandidateReads,
+  ENTITY_WEIGHTS,
+  PHRASE_BONUS,
+  queryHits,
+} from "../../core/recall/search.ts";
 import { DEFINITION_BONUS, TIER_SESSION_BELOW } from "../../core/constants.ts";
 import { installed } from "../lib/installed.ts";
 import { runTimed } from "../lib/proc.ts";
@@ -61,9 +66,6 @@ import { loadavg } from "../lib/machine.ts";
 import { fullStore } from "./backfill.ts";
 import { transcriptBytes } from "./real.ts";
 import { pct, resolveQueries } from "./search.ts";
-import { ENTITY_WEIGHTS, PHRASE_BONUS, rank } from "../../core/recall/rank.ts";
-import { parseQuery } from "../../core/recall/query.ts";
-import type { CandidateReads } from "../../core/store/search_candidates.ts";
 import { SEARCH_COMMON_PAGES } from "../../core/constants.ts";
 import { SCALE_SIZES } from "../lib/scale_corpus.ts";
 
@@ -467,14 +469,7 @@ function furtherGrid(
     for (const st of settings) {
       const t0 = performance.now();
       const scores = c.items.map((it) => {
-        const query = parseQuery(it.q);
-        if (!query.match) return scoreOne(it, { sessions: [], uuids: [] }, false);
-        const { hits } = answerHits(db, {
-          query,
-          vis: { project: null, exclude: [] },
-          filters: {},
-          limit: TOP,
-          filter: (x: string) => x,
+        const hits = queryHits(db, it.q, TOP, {
           sessionBelow: st.sessionBelow,
           definitionBonus: st.definitionBonus,
         });
@@ -521,11 +516,8 @@ export const section: Section = {
       for (const exact of EXACT_GRID) {
         for (const phrase of PHRASE_GRID) {
           const scores = items.map((it) => {
-            const hits = rank(db, {
-              query: parseQuery(it.q),
-              vis: { project: null, exclude: [] },
-              filters: {},
-              limit: TOP,
+            const hits = queryHits(db, it.q, TOP, {
+              strict: true,
               weights: { exact, covered: exact / 2 },
               phraseBonus: phrase,
             });
@@ -550,11 +542,8 @@ export const section: Section = {
       let withCommon = 0;
       const scores = items.map((it) => {
         const reads: CandidateReads = { rows: [], capped: false };
-        const hits = rank(db, {
-          query: parseQuery(it.q),
-          vis: { project: null, exclude: [] },
-          filters: {},
-          limit: TOP,
+        const hits = queryHits(db, it.q, TOP, {
+          strict: true,
           common: { pages },
           reads,
         });

@@ -5,10 +5,13 @@
  */
 import type { Db } from "../store/db.ts";
 import { type Config, isExcluded } from "../config.ts";
-import { labelledDecisions, labelsOf } from "../store/decisions.ts";
+import { labelledDecisions, type LabelRow, labelsOf, laterEntities } from "../store/decisions.ts";
+import type { Visibility } from "../store/visibility.ts";
 import { boundaries, sessionNosForId } from "../store/inject_sql.ts";
 import type { DecisionDoc } from "../inject/queue.ts";
-import { recall } from "../inject/prompt.ts";
+import { type PromptDecision, recall } from "../inject/prompt.ts";
+import { structuralLookup } from "../recall/lookup.ts";
+import { entityMatches, isEverydayName } from "../recall/structural.ts";
 import type { Thresholds } from "../inject/thresholds.ts";
 import { judge } from "./labels.ts";
 
@@ -83,4 +86,50 @@ export function replay(db: Db, cfg: Config, t: Thresholds): ReplayReport {
     })),
     changed,
   };
+}
+
+/** The labels a prompt's decision earns in its session, by the pass's rule (no decision row). */
+export function judgeDecision(
+  db: Db,
+  d: PromptDecision,
+  sessionId: string,
+  at: string,
+): LabelRow[] {
+  return judge(db, 0, { injected: d.injected, spellings: d.spellings, sessionId, at });
+}
+
+export interface RecallableArgs {
+  names: string[];
+  vis: Visibility;
+  cwd: string | null;
+  /** Only turns archived before this time may have carried the name. */
+  before: string;
+  /** The prompt's session, its number, and when the prompt was typed. */
+  sessionId: string;
+  sessionNo: number;
+  at: string;
+}
+
+/**
+ * Whether a prompt had something to recall: a name it holds (never an everyday word) that its
+ * session went on to touch and that a turn of another session already carried. Looked up with
+ * no cap and no commonness rule, so a replay's "recallable" does not grade the rules by
+ * themselves.
+ */
+export function recallable(db: Db, a: RecallableArgs): boolean {
+  const later = laterEntities(db, a.sessionId, a.at);
+  const touched = a.names.filter((s) =>
+    !isEverydayName(s) && later.some((e) => entityMatches(e, s))
+  );
+  return touched.some((s) =>
+    structuralLookup(db, {
+      spellings: [s],
+      vis: a.vis,
+      cwd: a.cwd,
+      beforeTs: a.before,
+      limit: 1000,
+      cap: 100_000,
+      ignoreCommon: true,
+    }).hits.some((h) => h.session_no !== a.sessionNo)
+  );
 }

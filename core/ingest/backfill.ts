@@ -15,7 +15,7 @@ import { openRead } from "../store/db.ts";
 import { allSessionStates, type SessionState } from "../store/archive.ts";
 import { discover } from "../transcript/discover.ts";
 import { keyFor } from "../transcript/session_key.ts";
-import { spawnDetached } from "../spawn.ts";
+import { ownSessionArgv, spawnDetached } from "../spawn.ts";
 
 export interface BackfillSize {
   /** Transcripts found under the roots, outside excluded projects. */
@@ -154,6 +154,11 @@ function humanDuration(seconds: number): string {
  */
 export function startBackfill(self: string[]): void {
   spawnDetached(backfillWorkArgv(self), { niceness: BACKFILL_NICENESS });
+}
+
+/** What setsid(1) runs for `startBackfill` (the deadline bench waits on it with `setsid -w`). */
+export function backfillSessionArgv(self: string[]): string[] {
+  return ownSessionArgv(backfillWorkArgv(self), BACKFILL_NICENESS);
 }
 
 /**

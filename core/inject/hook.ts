@@ -8,15 +8,14 @@
  * handed over (or quoted by the brief) only when `record(true)` says their text was written, and
  * a decision that ran late is logged with the reason it was dropped.
  */
-import { HOOK_DEADLINE_MS, RECALL_NAMES_SEEN } from "../constants.ts";
+import { HOOK_DEADLINE_MS } from "../constants.ts";
 import { type Config, isExcluded } from "../config.ts";
 import type { Db } from "../store/db.ts";
 import { resolveScope } from "../open.ts";
 import { egress } from "../egress.ts";
 import { boundaries, sessionNosForId } from "../store/inject_sql.ts";
 import { buildBrief } from "./brief.ts";
-import { recall } from "./prompt.ts";
-import { spellings } from "./spellings.ts";
+import { decidePrompt, promptNames } from "./prompt.ts";
 import { THRESHOLDS } from "./thresholds.ts";
 import { type DecisionDoc, lateNote } from "./queue.ts";
 import { safeSessionId, type SessionState } from "./state.ts";
@@ -239,7 +238,7 @@ class Decider {
       return null;
     }
     // every name the prompt holds (up to RECALL_NAMES_SEEN): the lookup keeps the rarest 8
-    const names = spellings(prompt, this.cwd, RECALL_NAMES_SEEN, this.ctx.home);
+    const names = promptNames(prompt, this.cwd, this.ctx.home);
     const doc: DecisionDoc = {
       session_id: this.sessionId,
       at: this.ctx.now().toISOString(),
@@ -281,14 +280,13 @@ class Decider {
     const suppress = new Map<number, string>();
     for (const id of st?.injected ?? []) suppress.set(id, "already handed over in this session");
     for (const id of st?.brief_quoted ?? []) suppress.set(id, "quoted by the brief");
-    const r = recall({
+    const r = decidePrompt({
       db,
       vis: scope.vis,
       sessionId: this.sessionId,
-      spellings: names,
+      names,
       cwd: this.cwd,
       prompt,
-      thresholds: THRESHOLDS,
       suppress,
       owedKnown: st?.compaction_owed ? st.compaction_owed.known_boundaries : null,
       promptChars: this.ctx.cfg.injection.promptChars,

@@ -14,8 +14,11 @@ import {
 } from "../store/inject_sql.ts";
 import type { Hit } from "../recall/rank.ts";
 import { promptWords, structuralLookup } from "../recall/lookup.ts";
+import { isPathSpelling } from "../recall/structural.ts";
+import { RECALL_NAMES_SEEN } from "../constants.ts";
 import { CLOSE_TAG, cut, length, neutralise, OPEN_TAG, RECALL_HEAD } from "./frame.ts";
-import { eligible, type Thresholds } from "./thresholds.ts";
+import { spellings } from "./spellings.ts";
+import { eligible, THRESHOLDS, type Thresholds } from "./thresholds.ts";
 
 export interface CandidateLog {
   id: number;
@@ -194,4 +197,43 @@ export function recall(r: RecallInput): Recall {
   });
   out.text = [RECALL_HEAD, OPEN_TAG, ...body, CLOSE_TAG].join("\n");
   return out;
+}
+
+/** Every name a prompt holds, as the hook reads it: the lookup keeps the rarest of them. */
+export function promptNames(
+  prompt: string,
+  cwd: string | null,
+  home: string | null = null,
+): string[] {
+  return spellings(prompt, cwd, RECALL_NAMES_SEEN, home);
+}
+
+/** Whether some name is a path: a plan naming no file has nothing to recall for it. */
+export function namesAPath(names: string[]): boolean {
+  return names.some(isPathSpelling);
+}
+
+export interface PromptInput extends Omit<RecallInput, "spellings" | "thresholds" | "prompt"> {
+  prompt: string;
+  /** The prompt's names when already read (the hook logs them first); else read here. */
+  names?: string[];
+}
+
+export interface PromptDecision extends Recall {
+  /** Every name the prompt holds (what the labels judge against). */
+  spellings: string[];
+  /** The turns handed over, each with what it matched on. */
+  turns: { id: number; chars: number; matched: CandidateLog["matched"] }[];
+}
+
+/**
+ * A prompt's recall as the hook decides it, under the compiled thresholds: the one entry the
+ * hook and the bench's replays share, so the bench measures the product's own decision.
+ */
+export function decidePrompt(p: PromptInput): PromptDecision {
+  const names = p.names ?? promptNames(p.prompt, p.cwd ?? null);
+  const r = recall({ ...p, spellings: names, thresholds: THRESHOLDS });
+  const on = new Map(r.selection.candidates.map((c) => [c.id, c.matched]));
+  const turns = r.injected.map((i) => ({ ...i, matched: on.get(i.id) ?? [] }));
+  return { ...r, spellings: names, turns };
 }

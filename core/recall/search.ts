@@ -7,12 +7,14 @@ import type { Db } from "../store/db.ts";
 import { initReader } from "../store/codec.ts";
 import { startReader } from "../store/reader.ts";
 import { type Hit, rank, type SearchArgs } from "./rank.ts";
+import { parseQuery } from "./query.ts";
 import { excerptFor } from "./excerpt.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
 import { anyWordHits, readWords, sessionHits } from "./further.ts";
 import { TIER_SESSION_BELOW, TURN_SEQ_SPAN } from "../constants.ts";
 
-export { type Hit, hitDoc, type MatchKind } from "./rank.ts";
+export { ENTITY_WEIGHTS, type Hit, hitDoc, type MatchKind, PHRASE_BONUS } from "./rank.ts";
+export { type CandidateReads } from "../store/search_candidates.ts";
 export { type TitleHit } from "./titles.ts";
 
 type Args = SearchArgs & { filter: (s: string) => string };
@@ -116,6 +118,27 @@ export function answerHits(db: Db, a: Args & FurtherArgs): { hits: Hit[]; furthe
   }
   annotateTitles(db, hits, a.filter);
   return { hits, further };
+}
+
+/** What the quality benches vary; each one left out is the build's. */
+export type SearchTuning =
+  & FurtherArgs
+  & Pick<SearchArgs, "weights" | "phraseBonus" | "common" | "reads" | "definitionBonus">;
+
+/**
+ * A query as typed, over every project, ranked as `terminus search` ranks it, no excerpts cut:
+ * `strict`, the spec's answer alone; else with the further answers. The benches' search.
+ */
+export function queryHits(db: Db, text: string, limit: number, tuning: SearchTuning = {}): Hit[] {
+  const a = {
+    query: parseQuery(text),
+    vis: { project: null, exclude: [] },
+    filters: {},
+    limit,
+    filter: (s: string) => s,
+    ...tuning,
+  };
+  return tuning.strict ? rank(db, a) : answerHits(db, a).hits;
 }
 
 /**
