@@ -294,6 +294,18 @@ async function measureSize(
     into.load.push(l);
     return { delivered: r.stdout.trim() !== "", late: DEADLINE.test(r.stderr) };
   };
+  /**
+   * Whether prompt `n` hands anything over at all: the same prompt in a session of its own,
+   * idle and warm. A prompt whose named path brings nothing is no miss of the cold or busy row.
+   */
+  const deliverable = async (n: number) => {
+    const p = JSON.parse(payloadFor("UserPromptSubmit", fresh0 + n, w));
+    const r = await hook(
+      "UserPromptSubmit",
+      JSON.stringify({ ...p, session_id: `${p.session_id}-ref` }),
+    );
+    return r.stdout.trim() !== "";
+  };
   // warm: page cache, module cache, the first pass
   await hook("SessionStart", payloadFor("SessionStart", fresh0, w));
   await runTimed(launcher, ["ingest"], { cwd, env });
@@ -383,6 +395,7 @@ async function measureSize(
   );
   let coldDelivered = 0;
   let coldLate = 0;
+  let coldDeliverable = 0;
   const isFile = (f: string) => {
     try {
       return Deno.statSync(f).isFile;
@@ -404,15 +417,17 @@ async function measureSize(
   let dropped = true;
   for (let i = 1; i <= rounds; i++) {
     const l = await load1();
+    const can = await deliverable(45_000 + i);
+    if (can) coldDeliverable++;
     if (!(dropped = await dropCache())) break;
     floor.samples.push(await floorRun());
     floor.load.push(l);
     const n = await namedPrompt(coldNamed, 45_000 + i, l);
-    if (n.delivered) coldDelivered++;
+    if (n.delivered && can) coldDelivered++;
     if (n.late) coldLate++;
   }
   coldNamed.extra = dropped
-    ? `delivered ${coldDelivered}/${rounds}, past the deadline ${coldLate}/${rounds}`
+    ? `delivered ${coldDelivered} of the ${coldDeliverable} that hand turns over idle and warm (${rounds} prompts), past the deadline ${coldLate}/${rounds}`
     : "not measured: no dd that drops a file's cache (GNU coreutils)";
   // the same named prompts, warm, with two CPU-bound loops running beside them (one per core here)
   const busy = row(
@@ -422,6 +437,8 @@ async function measureSize(
   );
   let busyDelivered = 0;
   let busyLate = 0;
+  const busyCan: boolean[] = [];
+  for (let i = 1; i <= BUSY_PROMPTS; i++) busyCan.push(await deliverable(47_000 + i));
   const loops = [0, 1].map(() =>
     new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null", stderr: "null" })
       .spawn()
@@ -432,7 +449,7 @@ async function measureSize(
       floor.samples.push(await floorRun());
       floor.load.push(l);
       const n = await namedPrompt(busy, 47_000 + i, l);
-      if (n.delivered) busyDelivered++;
+      if (n.delivered && busyCan[i - 1]) busyDelivered++;
       if (n.late) busyLate++;
     }
   } finally {
@@ -443,8 +460,9 @@ async function measureSize(
       await p.status;
     }
   }
-  busy.extra =
-    `delivered ${busyDelivered}/${BUSY_PROMPTS}, past the deadline ${busyLate}/${BUSY_PROMPTS}`;
+  busy.extra = `delivered ${busyDelivered} of the ${
+    busyCan.filter(Boolean).length
+  } that hand turns over idle and warm (${BUSY_PROMPTS} prompts), past the deadline ${busyLate}/${BUSY_PROMPTS}`;
 
   // the session list over every project, as a person first types it
   const list = row("sessions_all", "terminus sessions --project '*', beyond the floor", true);
