@@ -418,24 +418,38 @@ export function structuralLookup(db: Db, a: StructuralArgs): StructuralLookup {
     acts.set(c.id, c.act);
     names.set(c.id, named.size);
   }
+  out.hits = ordered(db, out.hits, a, acts, names);
+  return out;
+}
+
+/**
+ * The hits in their final order, the first `limit`: by score, then how the turn touched what
+ * it matched; lone listings dropped; within a tie, a Bash line that runs `git add`/`git commit`
+ * after something else (`cd repo && git commit`, stored as a mention) last too, then the
+ * prompt's words the turn holds; then the spec's order.
+ */
+function ordered(
+  db: Db,
+  hits: Hit[],
+  a: StructuralArgs,
+  acts: Map<number, number>,
+  names: Map<number, number>,
+): Hit[] {
   const byScoreAct = (x: Hit, y: Hit) =>
     x.relevance !== y.relevance
       ? y.relevance - x.relevance
       : (acts.get(x.turn_id) ?? 0) - (acts.get(y.turn_id) ?? 0);
-  out.hits.sort((x, y) => byScoreAct(x, y) || compareHits(x, y));
-  out.hits = dropLoneListings(db, out.hits, a.limit, acts, names);
-  const text = textScores(db, out.hits, a.words ?? [], a.limit, byScoreAct);
+  hits.sort((x, y) => byScoreAct(x, y) || compareHits(x, y));
+  const kept = dropLoneListings(db, hits, a.limit, acts, names);
+  const text = textScores(db, kept, a.words ?? [], a.limit, byScoreAct);
   if (text.size) {
-    // within a tie, a Bash line that runs `git add`/`git commit` after something else
-    // (`cd repo && git commit`, stored as a mention) goes last too; then the prompt's words
     const listed = (h: Hit) => text.get(h.turn_id)?.listing ? 1 : 0;
     const words = (h: Hit) => text.get(h.turn_id)?.words ?? 0;
-    out.hits.sort((x, y) =>
+    kept.sort((x, y) =>
       byScoreAct(x, y) || listed(x) - listed(y) || words(y) - words(x) || compareHits(x, y)
     );
   }
-  out.hits = out.hits.slice(0, a.limit);
-  return out;
+  return kept.slice(0, a.limit);
 }
 
 /** A quoted Bash call that runs `git add` or `git commit` anywhere in its line. */
