@@ -4,6 +4,7 @@
  * gets every row of its own, and a rare word is ranked exactly as over every row it matches.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
@@ -337,4 +338,60 @@ Deno.test("a window whose candidates already say the phrase a pool's worth of ti
 
 Deno.test("the same with the window in the index's older half", async () => {
   await windowFullOfSayers(true);
+});
+
+/**
+ * Definitions outside the read's window join it only when they hold every word: the old Write
+ * that defines `GraphPlanner` and says `order` comes in (its walk is bounded by the oldest and
+ * newest definition), the newest Write defining it without `order` does not.
+ */
+Deno.test("a definition below the window joins it when it holds every word; one that does not stays out", async () => {
+  await using w = await world();
+  const cwd = w.dir("alpha");
+  const s = (n: number, day: number) =>
+    new Transcript({
+      sessionId: `47474747-0000-4000-8000-00000000000${n}`,
+      cwd,
+      start: `2026-03-0${day}T10:00:00.000Z`,
+    });
+  const old = s(1, 1);
+  const held = old.toolUse("Write", {
+    file_path: join(cwd, "src/plan/graph.py"),
+    content: "class GraphPlanner:\n    def order(self):\n        return []\n",
+  });
+  old.toolResult("File created successfully");
+  await put(w, old);
+  await ingest(w);
+  const mid = s(2, 2);
+  for (let i = 0; i < 6; i++) mid.assistant(`GraphPlanner keeps its order here, note ${i}`);
+  await put(w, mid);
+  await ingest(w);
+  const last = s(3, 3);
+  const bare = last.toolUse("Write", {
+    file_path: join(cwd, "src/other/shape.py"),
+    content: "class GraphPlanner:\n    pass\n",
+  });
+  last.toolResult("File created successfully");
+  await put(w, last);
+  await ingest(w);
+  const ids = w.ids();
+  const o = openRead(w.sb.store)!;
+  try {
+    const reads: CandidateReads = { rows: [], capped: false };
+    const hits = rank(o.db, {
+      query: parseQuery("GraphPlanner order"),
+      vis: { project: null, exclude: [] },
+      filters: {},
+      limit: 50,
+      readCap: 3,
+      reads,
+    });
+    assert.equal(reads.capped, true, "the window holds the newest three mentions only");
+    const got = hits.map((h) => h.turn_id);
+    assert.ok(got.includes(ids.get(held)!), "the old definition holding both words joins");
+    assert.ok(!got.includes(ids.get(bare)!), "the newest definition lacks `order`: left out");
+    assert.equal(got[0], ids.get(held)!, "and it ranks first, with the definition bonus");
+  } finally {
+    o.db.close();
+  }
 });
