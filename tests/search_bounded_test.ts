@@ -9,7 +9,11 @@ import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import { type CandidateReads, type CommonRule } from "../core/store/search_candidates.ts";
+import {
+  type CandidateReads,
+  type CommonRule,
+  searchCandidates,
+} from "../core/store/search_candidates.ts";
 import { clausePages, ftsSegments } from "../core/store/fts_pages.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
@@ -391,6 +395,52 @@ Deno.test("a definition below the window joins it when it holds every word; one 
     assert.ok(got.includes(ids.get(held)!), "the old definition holding both words joins");
     assert.ok(!got.includes(ids.get(bare)!), "the newest definition lacks `order`: left out");
     assert.equal(got[0], ids.get(held)!, "and it ranks first, with the definition bonus");
+  } finally {
+    o.db.close();
+  }
+});
+
+/**
+ * Matches that fit under the cap are found by a forward walk of rowids and read by id; that
+ * must rank exactly as the backward read of them does, scores included, with a common clause
+ * (scored once, not twice), a phrase, a scope and a filter.
+ */
+Deno.test("every match read by id after a forward walk ranks as the backward read does", async () => {
+  const { w } = await fixture();
+  await using _ = w;
+  const small = projectOf(w.sb.store, SMALL_SID);
+  const o = openRead(w.sb.store)!;
+  try {
+    const read = (
+      q: string,
+      probePages: number,
+      common?: CommonRule,
+      project = null as string | null,
+    ) => {
+      const query = parseQuery(q);
+      const reads: CandidateReads = { rows: [], capped: false };
+      const cands = searchCandidates(
+        o.db,
+        query.clauses,
+        { project, exclude: [] },
+        { kind: "assistant" },
+        50,
+        { phrase: query.phrase, phraseBonus: 10, common, reads, probePages },
+      );
+      return { ranked: cands.map((c) => [c.id, c.relevance]), rows: reads.rows };
+    };
+    let compared = 0;
+    for (const q of ["common word", "zephyr common", '"the common" word', "turn 290 the"]) {
+      for (const common of [undefined, { pages: 0 }]) {
+        for (const project of [null, small]) {
+          const up = read(q, Infinity, common, project);
+          const down = read(q, -1, common, project);
+          assert.deepEqual(up, down, `${q} ${JSON.stringify(common)} ${project}`);
+          if (up.ranked.length) compared++;
+        }
+      }
+    }
+    assert.ok(compared >= 10, `${compared} non-empty answers compared`);
   } finally {
     o.db.close();
   }
