@@ -9,6 +9,7 @@ import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
+import { ftsRowid } from "../core/store/ids.ts";
 import {
   type CandidateReads,
   type CommonRule,
@@ -441,6 +442,27 @@ Deno.test("every match read by id after a forward walk ranks as the backward rea
       }
     }
     assert.ok(compared >= 10, `${compared} non-empty answers compared`);
+  } finally {
+    o.db.close();
+  }
+});
+
+/**
+ * FTS5 takes a rowid bound only as an integer: bound as node:sqlite's REAL (a JS number) it is
+ * dropped, and `rowid = ?` even answers the first match instead. ftsRowid binds an integer.
+ */
+Deno.test("a rowid bound reaches FTS5 as an integer", async () => {
+  const { w, big } = await fixture();
+  await using _ = w;
+  const ids = w.ids();
+  const without = ids.get(big[1])!; // turn 1 does not say zephyr
+  const o = openRead(w.sb.store)!;
+  try {
+    const st = o.db.prepare(
+      `SELECT rowid FROM turns_fts WHERE turns_fts MATCH '"zephyr"' AND rowid = ?`,
+    );
+    assert.equal(typeof ftsRowid(without), "bigint");
+    assert.equal(st.get(ftsRowid(without)), undefined, "the turn does not hold the word");
   } finally {
     o.db.close();
   }

@@ -5,7 +5,7 @@
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
 import { SEARCH_COMMON_PAGES, SEARCH_PROBE_PAGES, SEARCH_READ_CAP } from "../constants.ts";
-import { turnId } from "./ids.ts";
+import { ftsRowid, turnId } from "./ids.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import { clausePages, ftsSegments } from "./fts_pages.ts";
 
@@ -173,7 +173,7 @@ function upFrom(db: Db, match: string, from: number, to: number): IterableIterat
   return cachedArrays(
     db,
     "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
-  ).iterate(match, from, to) as unknown as IterableIterator<[number]>;
+  ).iterate(match, ftsRowid(from), ftsRowid(to)) as unknown as IterableIterator<[number]>;
 }
 
 /**
@@ -251,7 +251,7 @@ export function searchCandidates(
          AND ${where.join(" AND ")}
        ORDER BY turns_fts.rowid DESC
        LIMIT ?`,
-    ).all(match, lo, hi, ...params, readCap) as unknown as unknown[][])
+    ).all(match, ftsRowid(lo), ftsRowid(hi), ...params, readCap) as unknown as unknown[][])
       .map((r) => toCandidate(r, r[AFTER_CANDIDATE] as number));
   const capped = cands.length >= readCap;
   if (reads) {
@@ -471,7 +471,7 @@ function everyMatch(db: Db, match: string, lo: number, hi: number, cap: number):
   const ids = (cachedArrays(
     db,
     "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?",
-  ).all(match, lo, hi, cap + 1) as unknown as [number][]).map((r) => r[0]);
+  ).all(match, ftsRowid(lo), ftsRowid(hi), cap + 1) as unknown as [number][]).map((r) => r[0]);
   return ids.length > cap ? null : ids;
 }
 
@@ -490,8 +490,8 @@ function holdersAmong(db: Db, match: string, ids: number[]): number[] {
      ORDER BY rowid ASC LIMIT ?`,
   ).all(
     match,
-    Math.min(...ids),
-    Math.max(...ids),
+    ftsRowid(Math.min(...ids)),
+    ftsRowid(Math.max(...ids)),
     JSON.stringify(ids),
     ids.length,
   ) as unknown as [number][])
@@ -503,7 +503,7 @@ function downFrom(db: Db, match: string, newest: number): IterableIterator<[numb
   return cachedArrays(
     db,
     "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
-  ).iterate(match, newest) as unknown as IterableIterator<[number]>;
+  ).iterate(match, ftsRowid(newest)) as unknown as IterableIterator<[number]>;
 }
 
 /**
@@ -590,8 +590,8 @@ function bm25Of(db: Db, clauses: string[], cands: Candidate[]): Map<number, numb
        ORDER BY rowid ${walkUp(db, lo, hi) ? "ASC" : "DESC"} LIMIT ?`,
     ).all(
       clauses.join(" AND "),
-      lo,
-      hi,
+      ftsRowid(lo),
+      ftsRowid(hi),
       JSON.stringify(cands.map((c) => c.id)),
       cands.length,
     ) as unknown as [number, number][],
