@@ -114,6 +114,12 @@ export const SEARCH_READ_CAP = 1_000;
  */
 export const SEARCH_COMMON_PAGES = 100;
 /**
+ * Search: a query whose rarest word spans at most this many FTS5 leaf pages is first walked
+ * forwards, rowids only, to see whether all its matches fit under SEARCH_READ_CAP; they are then
+ * read by id, with no walk backwards (performance.md, "Search's tail").
+ */
+export const SEARCH_PROBE_PAGES = 16;
+/**
  * Search: what a turn acting on an identifier the query names gets on top of its relevance
  * (its Write or Edit defining it, a Grep of it, an edit of the file defining it), so the
  * definition ranks above the turns that only mention it. Chosen by the quality bench

@@ -4,11 +4,17 @@
  * gets every row of its own, and a rare word is ranked exactly as over every row it matches.
  */
 import assert from "node:assert/strict";
+import { join } from "node:path";
 import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import { type CandidateReads, type CommonRule } from "../core/store/search_candidates.ts";
+import { ftsRowid } from "../core/store/ids.ts";
+import {
+  type CandidateReads,
+  type CommonRule,
+  searchCandidates,
+} from "../core/store/search_candidates.ts";
 import { clausePages, ftsSegments } from "../core/store/fts_pages.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
@@ -337,4 +343,127 @@ Deno.test("a window whose candidates already say the phrase a pool's worth of ti
 
 Deno.test("the same with the window in the index's older half", async () => {
   await windowFullOfSayers(true);
+});
+
+/**
+ * Definitions outside the read's window join it only when they hold every word: the old Write
+ * that defines `GraphPlanner` and says `order` comes in (its walk is bounded by the oldest and
+ * newest definition), the newest Write defining it without `order` does not.
+ */
+Deno.test("a definition below the window joins it when it holds every word; one that does not stays out", async () => {
+  await using w = await world();
+  const cwd = w.dir("alpha");
+  const s = (n: number, day: number) =>
+    new Transcript({
+      sessionId: `47474747-0000-4000-8000-00000000000${n}`,
+      cwd,
+      start: `2026-03-0${day}T10:00:00.000Z`,
+    });
+  const old = s(1, 1);
+  const held = old.toolUse("Write", {
+    file_path: join(cwd, "src/plan/graph.py"),
+    content: "class GraphPlanner:\n    def order(self):\n        return []\n",
+  });
+  old.toolResult("File created successfully");
+  await put(w, old);
+  await ingest(w);
+  const mid = s(2, 2);
+  for (let i = 0; i < 6; i++) mid.assistant(`GraphPlanner keeps its order here, note ${i}`);
+  await put(w, mid);
+  await ingest(w);
+  const last = s(3, 3);
+  const bare = last.toolUse("Write", {
+    file_path: join(cwd, "src/other/shape.py"),
+    content: "class GraphPlanner:\n    pass\n",
+  });
+  last.toolResult("File created successfully");
+  await put(w, last);
+  await ingest(w);
+  const ids = w.ids();
+  const o = openRead(w.sb.store)!;
+  try {
+    const reads: CandidateReads = { rows: [], capped: false };
+    const hits = rank(o.db, {
+      query: parseQuery("GraphPlanner order"),
+      vis: { project: null, exclude: [] },
+      filters: {},
+      limit: 50,
+      readCap: 3,
+      reads,
+    });
+    assert.equal(reads.capped, true, "the window holds the newest three mentions only");
+    const got = hits.map((h) => h.turn_id);
+    assert.ok(got.includes(ids.get(held)!), "the old definition holding both words joins");
+    assert.ok(!got.includes(ids.get(bare)!), "the newest definition lacks `order`: left out");
+    assert.equal(got[0], ids.get(held)!, "and it ranks first, with the definition bonus");
+  } finally {
+    o.db.close();
+  }
+});
+
+/**
+ * Matches that fit under the cap are found by a forward walk of rowids and read by id; that
+ * must rank exactly as the backward read of them does, scores included, with a common clause
+ * (scored once, not twice), a phrase, a scope and a filter.
+ */
+Deno.test("every match read by id after a forward walk ranks as the backward read does", async () => {
+  const { w } = await fixture();
+  await using _ = w;
+  const small = projectOf(w.sb.store, SMALL_SID);
+  const o = openRead(w.sb.store)!;
+  try {
+    const read = (
+      q: string,
+      probePages: number,
+      common?: CommonRule,
+      project = null as string | null,
+    ) => {
+      const query = parseQuery(q);
+      const reads: CandidateReads = { rows: [], capped: false };
+      const cands = searchCandidates(
+        o.db,
+        query.clauses,
+        { project, exclude: [] },
+        { kind: "assistant" },
+        50,
+        { phrase: query.phrase, phraseBonus: 10, common, reads, probePages },
+      );
+      return { ranked: cands.map((c) => [c.id, c.relevance]), rows: reads.rows };
+    };
+    let compared = 0;
+    for (const q of ["common word", "zephyr common", '"the common" word', "turn 290 the"]) {
+      for (const common of [undefined, { pages: 0 }]) {
+        for (const project of [null, small]) {
+          const up = read(q, Infinity, common, project);
+          const down = read(q, -1, common, project);
+          assert.deepEqual(up, down, `${q} ${JSON.stringify(common)} ${project}`);
+          if (up.ranked.length) compared++;
+        }
+      }
+    }
+    assert.ok(compared >= 10, `${compared} non-empty answers compared`);
+  } finally {
+    o.db.close();
+  }
+});
+
+/**
+ * FTS5 takes a rowid bound only as an integer: bound as node:sqlite's REAL (a JS number) it is
+ * dropped, and `rowid = ?` even answers the first match instead. ftsRowid binds an integer.
+ */
+Deno.test("a rowid bound reaches FTS5 as an integer", async () => {
+  const { w, big } = await fixture();
+  await using _ = w;
+  const ids = w.ids();
+  const without = ids.get(big[1])!; // turn 1 does not say zephyr
+  const o = openRead(w.sb.store)!;
+  try {
+    const st = o.db.prepare(
+      `SELECT rowid FROM turns_fts WHERE turns_fts MATCH '"zephyr"' AND rowid = ?`,
+    );
+    assert.equal(typeof ftsRowid(without), "bigint");
+    assert.equal(st.get(ftsRowid(without)), undefined, "the turn does not hold the word");
+  } finally {
+    o.db.close();
+  }
 });

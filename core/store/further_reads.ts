@@ -4,7 +4,7 @@
  */
 import { cachedArrays, type Db } from "./db.ts";
 import { TURN_SEQ_SPAN } from "../constants.ts";
-import { turnId } from "./ids.ts";
+import { ftsRowid, turnId } from "./ids.ts";
 import type { Visibility } from "./visibility.ts";
 import {
   type Candidate,
@@ -54,7 +54,7 @@ export function clauseTurns(
     db,
     `SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? ${order}
      LIMIT ?`,
-  ).all(clause, lo, hi, cap + 1) as unknown as [number][]).map((r) => r[0]);
+  ).all(clause, ftsRowid(lo), ftsRowid(hi), cap + 1) as unknown as [number][]).map((r) => r[0]);
   if (ids.length > cap) return { ids: [], rows: ids.length, frequent: true };
   return { ids, rows: ids.length, frequent: false };
 }
@@ -79,7 +79,10 @@ export function clauseScoresIn(
      WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
        AND rowid / ${TURN_SEQ_SPAN} IN (SELECT value FROM json_each(?))
      ${order} LIMIT ?`,
-  ).all(clause, lo, hi, JSON.stringify(sessions), cap) as unknown as [number, number][];
+  ).all(clause, ftsRowid(lo), ftsRowid(hi), JSON.stringify(sessions), cap) as unknown as [
+    number,
+    number,
+  ][];
 }
 
 /** At most `cap` rows holding one clause between `lo` and `hi`, in FTS5's order (oldest first). */
@@ -87,7 +90,7 @@ export function clauseRowsUpTo(db: Db, clause: string, lo: number, hi: number, c
   return (cachedArrays(
     db,
     "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?",
-  ).all(clause, lo, hi, cap) as unknown as [number][]).map((r) => r[0]);
+  ).all(clause, ftsRowid(lo), ftsRowid(hi), cap) as unknown as [number][]).map((r) => r[0]);
 }
 
 /** FTS5's BM25 of `match` (clauses joined by AND or OR) for those of `ids` that hold it. */
@@ -104,7 +107,10 @@ export function bm25Among(db: Db, match: string, ids: number[]): Map<number, num
        WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
          AND +rowid IN (SELECT value FROM json_each(?))
        ORDER BY rowid ${order} LIMIT ?`,
-    ).all(match, lo, hi, JSON.stringify(ids), ids.length) as unknown as [number, number][],
+    ).all(match, ftsRowid(lo), ftsRowid(hi), JSON.stringify(ids), ids.length) as unknown as [
+      number,
+      number,
+    ][],
   );
 }
 

@@ -4,8 +4,8 @@
  * Every read takes a `Visibility` so exclusion binds it.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
-import { SEARCH_COMMON_PAGES, SEARCH_READ_CAP } from "../constants.ts";
-import { turnId } from "./ids.ts";
+import { SEARCH_COMMON_PAGES, SEARCH_PROBE_PAGES, SEARCH_READ_CAP } from "../constants.ts";
+import { ftsRowid, turnId } from "./ids.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import { clausePages, ftsSegments } from "./fts_pages.ts";
 
@@ -110,6 +110,8 @@ export interface CandidateOptions {
    * join the candidates, scored as the window's are.
    */
   alsoIds?: number[];
+  /** Walk forwards first when the rarest word spans at most this many pages (SEARCH_PROBE_PAGES). */
+  probePages?: number;
 }
 
 /**
@@ -171,7 +173,7 @@ function upFrom(db: Db, match: string, from: number, to: number): IterableIterat
   return cachedArrays(
     db,
     "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?",
-  ).iterate(match, from, to) as unknown as IterableIterator<[number]>;
+  ).iterate(match, ftsRowid(from), ftsRowid(to)) as unknown as IterableIterator<[number]>;
 }
 
 /**
@@ -228,22 +230,29 @@ export function searchCandidates(
   if (range === null) return [];
   const { lo, hi } = range;
   const match = clauses.join(" AND ");
-  const common = commonClauses(db, clauses, o.common ?? COMMON_RULE);
+  const segs = ftsSegments(db);
+  const pages = clauses.map((c) => clausePages(db, c, segs));
+  const common = commonClauses(db, clauses, o.common ?? COMMON_RULE, pages);
   if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
-  const rows = cachedArrays(
-    db,
-    `SELECT ${CANDIDATE_COLUMNS}, ${
-      common.size ? "0 AS relevance" : "-bm25(turns_fts) AS relevance"
-    }
-     FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
-       JOIN sessions s ON s.session_no = t.session_no
-       LEFT JOIN session_meta m ON m.session_no = t.session_no
-     WHERE turns_fts MATCH ? AND turns_fts.rowid >= ? AND turns_fts.rowid <= ?
-       AND ${where.join(" AND ")}
-     ORDER BY turns_fts.rowid DESC
-     LIMIT ?`,
-  ).all(match, lo, hi, ...params, readCap) as unknown as unknown[][];
-  const cands = rows.map((r) => toCandidate(r, r[AFTER_CANDIDATE] as number));
+  const few = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES)
+    ? everyMatch(db, match, lo, hi, readCap)
+    : null;
+  const cands = few
+    ? (few.length ? olderSayers(db, few, where, params, clauses, common) : [])
+    : (cachedArrays(
+      db,
+      `SELECT ${CANDIDATE_COLUMNS}, ${
+        common.size ? "0 AS relevance" : "-bm25(turns_fts) AS relevance"
+      }
+       FROM turns_fts JOIN turns t ON t.id = turns_fts.rowid
+         JOIN sessions s ON s.session_no = t.session_no
+         LEFT JOIN session_meta m ON m.session_no = t.session_no
+       WHERE turns_fts MATCH ? AND turns_fts.rowid >= ? AND turns_fts.rowid <= ?
+         AND ${where.join(" AND ")}
+       ORDER BY turns_fts.rowid DESC
+       LIMIT ?`,
+    ).all(match, ftsRowid(lo), ftsRowid(hi), ...params, readCap) as unknown as unknown[][])
+      .map((r) => toCandidate(r, r[AFTER_CANDIDATE] as number));
   const capped = cands.length >= readCap;
   if (reads) {
     reads.rows.push(cands.length);
@@ -254,7 +263,8 @@ export function searchCandidates(
   if (reads && extra.length) reads.rows.push(extra.length);
   if (!cands.length) return extra.sort(candidateOrder).slice(0, pool);
   const newest = cands[0].id;
-  if (common.size) {
+  // read by id (`few`), the candidates were scored so already
+  if (common.size && !few) {
     // a clause every candidate holds and most turns do tells them apart by its count alone,
     // for the price of its doclist's walk: it adds nothing, to every candidate alike
     const rare = clauses.filter((_, i) => !common.has(i));
@@ -404,10 +414,16 @@ export function scopeRange(
  * common first (one that long alone always is). Only an index large enough for a doclist walk
  * to cost has any.
  */
-export function commonClauses(db: Db, clauses: string[], rule: CommonRule): Set<number> {
+export function commonClauses(
+  db: Db,
+  clauses: string[],
+  rule: CommonRule,
+  pages?: (number | null)[],
+): Set<number> {
   const common = new Set<number>();
-  const segs = ftsSegments(db);
-  const counted = clauses.map((c, i) => ({ i, pages: clausePages(db, c, segs) }))
+  const segs = pages ? [] : ftsSegments(db);
+  const counted = (pages ?? clauses.map((c) => clausePages(db, c, segs)))
+    .map((p, i) => ({ i, pages: p }))
     .filter((x): x is { i: number; pages: number } => x.pages !== null)
     .sort((a, b) => b.pages - a.pages || a.i - b.i);
   let exact = counted.reduce((n, x) => n + x.pages, 0);
@@ -419,15 +435,67 @@ export function commonClauses(db: Db, clauses: string[], rule: CommonRule): Set<
   return common;
 }
 
-/** Which of `ids` hold `match`, newest first (rowids only: no BM25, so no idf walk). */
+/**
+ * The fewest leaf pages any word of `clauses` spans (`pages` per one-word clause; a phrase's
+ * words are counted here, a prefix is none): every match holds that word, so a forward walk of
+ * the match is about as long as that word's list. Infinity when no word was counted.
+ */
+function rarestPages(
+  db: Db,
+  clauses: string[],
+  pages: (number | null)[],
+  segs: number[],
+): number {
+  let fewest = Infinity;
+  clauses.forEach((c, i) => {
+    const ps = pages[i] !== null ? [pages[i]] : phraseWords(c).map((w) => clausePages(db, w, segs));
+    for (const p of ps) if (p !== null && p < fewest) fewest = p;
+  });
+  return fewest;
+}
+
+/** A phrase clause's words, each a clause of its own (`"a b"` -> `"a"`, `"b"`); else none. */
+function phraseWords(clause: string): string[] {
+  const m = /^"([^"*]+)"$/.exec(clause);
+  return m ? m[1].split(" ").filter(Boolean).map((w) => `"${w}"`) : [];
+}
+
+/**
+ * Every rowid `match` holds from `lo` to `hi`, when there are at most `cap` of them; else null.
+ * Walked forwards and stopped one row past the cap: backwards FTS5 reads each row of every
+ * word's list down to where it stops (`cli/commands/codespace/setup_cmd.py`, 552 matches at
+ * ~3 GB: 14.6 ms backwards, 6.0 forwards). Scope and filters need not be known: the rows they
+ * pass are among these, so the capped read would have returned exactly those.
+ */
+function everyMatch(db: Db, match: string, lo: number, hi: number, cap: number): number[] | null {
+  const ids = (cachedArrays(
+    db,
+    "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?",
+  ).all(match, ftsRowid(lo), ftsRowid(hi), cap + 1) as unknown as [number][]).map((r) => r[0]);
+  return ids.length > cap ? null : ids;
+}
+
+/**
+ * Which of `ids` hold `match`, newest first (rowids only: no BM25, so no idf walk). Walked
+ * forwards and stopped at the newest id: read down from it instead, one id that did not hold
+ * the match sent the walk on to the index's start, and backwards FTS5 costs more a row
+ * (`src/erk/cli/commands/land_cmd.py`'s 50 definitions at ~3 GB: 23 ms down, 8 up).
+ */
 function holdersAmong(db: Db, match: string, ids: number[]): number[] {
   return (cachedArrays(
     db,
     `SELECT rowid FROM turns_fts
-     WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
-     ORDER BY rowid DESC LIMIT ?`,
-  ).all(match, Math.max(...ids), JSON.stringify(ids), ids.length) as unknown as [number][])
-    .map((r) => r[0]);
+     WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
+       AND +rowid IN (SELECT value FROM json_each(?))
+     ORDER BY rowid ASC LIMIT ?`,
+  ).all(
+    match,
+    ftsRowid(Math.min(...ids)),
+    ftsRowid(Math.max(...ids)),
+    JSON.stringify(ids),
+    ids.length,
+  ) as unknown as [number][])
+    .map((r) => r[0]).reverse();
 }
 
 /** The rowids `match` holds, newest first from `newest`, read only as far as the caller steps. */
@@ -435,7 +503,7 @@ function downFrom(db: Db, match: string, newest: number): IterableIterator<[numb
   return cachedArrays(
     db,
     "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? AND rowid <= ? ORDER BY rowid DESC",
-  ).iterate(match, newest) as unknown as IterableIterator<[number]>;
+  ).iterate(match, ftsRowid(newest)) as unknown as IterableIterator<[number]>;
 }
 
 /**
@@ -507,19 +575,23 @@ function olderSayers(
 
 /**
  * FTS5's BM25 of `clauses` for `cands` alone (newest first, each holding every clause): read
- * newest first from the newest of them, so only that stretch of each doclist is walked and the
- * LIMIT stops it at the oldest; `+rowid` keeps the id list a filter, not one seek per id.
+ * between the oldest and the newest of them, so only that stretch of each doclist is walked and
+ * the LIMIT stops it at the far one; from the index's nearer end, since FTS5 seeks to neither
+ * bound. `+rowid` keeps the id list a filter, not one seek per id.
  */
 function bm25Of(db: Db, clauses: string[], cands: Candidate[]): Map<number, number> {
+  const lo = cands[cands.length - 1].id, hi = cands[0].id;
   return new Map(
     cachedArrays(
       db,
       `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
-       WHERE turns_fts MATCH ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))
-       ORDER BY rowid DESC LIMIT ?`,
+       WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
+         AND +rowid IN (SELECT value FROM json_each(?))
+       ORDER BY rowid ${walkUp(db, lo, hi) ? "ASC" : "DESC"} LIMIT ?`,
     ).all(
       clauses.join(" AND "),
-      cands[0].id,
+      ftsRowid(lo),
+      ftsRowid(hi),
       JSON.stringify(cands.map((c) => c.id)),
       cands.length,
     ) as unknown as [number, number][],
