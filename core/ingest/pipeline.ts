@@ -110,7 +110,7 @@ export class Archiver {
     const seen = this.states.has(key.sessionKey) ? undefined : this.seen.get(key.sessionKey);
     let info: Deno.FileInfo | undefined;
     if (seen) {
-      const [, sessionNo, offset, flags, project, tailOffset, tailSize, tailMtimeMs] = seen;
+      const [, sessionNo, , flags, project] = seen;
       if (isExcluded(cfg, project)) {
         return EXCLUDED;
       }
@@ -122,11 +122,7 @@ export class Archiver {
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
       }
-      const mtimeMs = info.mtime?.getTime() ?? null;
-      if (
-        !this.tails.has(sessionNo) && info.size === offset && tailOffset === offset &&
-        tailSize === info.size && tailMtimeMs !== null && tailMtimeMs === mtimeMs
-      ) return NOTHING_NEW;
+      if (!this.tails.has(sessionNo) && asLastSeen(seen, info)) return NOTHING_NEW;
     }
     const state = this.stateOf(key.sessionKey);
     const tomb = state ? undefined : this.tombstones.get(key.sessionKey);
@@ -349,6 +345,40 @@ export class Archiver {
     return { committed: true, bytesRead: p.input.end, turnsAdded: r.turnsAdded };
   }
 
+  /**
+   * The files left to prepare once those exactly as the last look left them are passed over,
+   * one lstat each: what `prepare` would find first for them, without the pipeline's work per
+   * file. Only a file whose session no other discovered file shares is passed over here, so
+   * the rest are archived in the same order, and see one another, as before.
+   */
+  unsettled(files: Found[]): Found[] {
+    if (this.seen.size === 0) return files;
+    const { cfg } = this.input;
+    const count = new Map<string, number>();
+    for (const f of files) {
+      const k = this.keyOf(f).sessionKey;
+      count.set(k, (count.get(k) ?? 0) + 1);
+    }
+    const rest: Found[] = [];
+    for (const f of files) {
+      const k = f.key!.sessionKey;
+      const seen = count.get(k) === 1 ? this.seen.get(k) : undefined;
+      if (seen && !(seen[3] & SEEN_DIVERGED) && !isExcluded(cfg, seen[4])) {
+        if (seen[3] & SEEN_EVICTED) continue;
+        let info: Deno.FileInfo | null = null;
+        try {
+          info = Deno.lstatSync(f.path);
+        } catch {
+          // gone or unreadable: `prepare` reports it
+        }
+        // a link, a FIFO or anything else that is not a plain file goes the whole way
+        if (info?.isFile && asLastSeen(seen, info)) continue;
+      }
+      rest.push(f);
+    }
+    return rest;
+  }
+
   /** The file's key, read off its path once per pass (ordering and archiving both ask). */
   keyOf(found: Found): KeyInfo {
     return found.key ??= keyFor(found.path, this.input.only !== undefined || found.link === true);
@@ -520,6 +550,17 @@ interface Prepared {
   /** The window holds an oversized line's bytes: archived as they are, not parsed. */
   raw: boolean;
   input: ChunkInput;
+}
+
+/**
+ * Whether the file is as the last look left it: its size is the watermark, and its size and
+ * mtime are the ones kept with the tail. (`prepare` asks only before reading any tail itself.)
+ */
+function asLastSeen(seen: SeenRow, info: Deno.FileInfo): boolean {
+  const [, , offset, , , tailOffset, tailSize, tailMtimeMs] = seen;
+  const mtimeMs = info.mtime?.getTime() ?? null;
+  return info.size === offset && tailOffset === offset && tailSize === info.size &&
+    tailMtimeMs !== null && tailMtimeMs === mtimeMs;
 }
 
 /**
