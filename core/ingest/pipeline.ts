@@ -354,29 +354,32 @@ export class Archiver {
   unsettled(files: Found[]): Found[] {
     if (this.seen.size === 0) return files;
     const { cfg } = this.input;
-    const count = new Map<string, number>();
+    const keys = new Set<string>();
+    let shared: Set<string> | null = null;
+    const passed: boolean[] = [];
     for (const f of files) {
       const k = this.keyOf(f).sessionKey;
-      count.set(k, (count.get(k) ?? 0) + 1);
+      if (keys.has(k)) (shared ??= new Set()).add(k);
+      keys.add(k);
+      passed.push(this.asLeft(f.path, this.seen.get(k), cfg));
     }
-    const rest: Found[] = [];
-    for (const f of files) {
-      const k = f.key!.sessionKey;
-      const seen = count.get(k) === 1 ? this.seen.get(k) : undefined;
-      if (seen && !(seen[3] & SEEN_DIVERGED) && !isExcluded(cfg, seen[4])) {
-        if (seen[3] & SEEN_EVICTED) continue;
-        let info: Deno.FileInfo | null = null;
-        try {
-          info = Deno.lstatSync(f.path);
-        } catch {
-          // gone or unreadable: `prepare` reports it
-        }
-        // a link, a FIFO or anything else that is not a plain file goes the whole way
-        if (info?.isFile && asLastSeen(seen, info)) continue;
-      }
-      rest.push(f);
+    // a session two files share goes the whole way with both (the rare case: a link, a copy)
+    return files.filter((f, i) => !passed[i] || shared?.has(f.key!.sessionKey) === true);
+  }
+
+  /** One file of `unsettled`: whether it is exactly as the last look left it (one lstat). */
+  asLeft(path: string, seen: SeenRow | undefined, cfg: Config): boolean {
+    // read by index: destructuring walks the iterator protocol until the loop is compiled
+    if (!seen || seen[3] & SEEN_DIVERGED || isExcluded(cfg, seen[4])) return false;
+    if (seen[3] & SEEN_EVICTED) return true;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      return false; // gone or unreadable: `prepare` reports it
     }
-    return rest;
+    // a link, a FIFO or anything else that is not a plain file goes the whole way
+    return info.isFile && asLastSeen(seen, info);
   }
 
   /** The file's key, read off its path once per pass (ordering and archiving both ask). */
@@ -557,10 +560,10 @@ interface Prepared {
  * mtime are the ones kept with the tail. (`prepare` asks only before reading any tail itself.)
  */
 function asLastSeen(seen: SeenRow, info: Deno.FileInfo): boolean {
-  const [, , offset, , , tailOffset, tailSize, tailMtimeMs] = seen;
-  const mtimeMs = info.mtime?.getTime() ?? null;
-  return info.size === offset && tailOffset === offset && tailSize === info.size &&
-    tailMtimeMs !== null && tailMtimeMs === mtimeMs;
+  const offset = seen[2];
+  const tailMtimeMs = seen[7];
+  return info.size === offset && seen[5] === offset && seen[6] === info.size &&
+    tailMtimeMs !== null && tailMtimeMs === (info.mtime?.getTime() ?? null);
 }
 
 /**

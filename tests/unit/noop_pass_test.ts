@@ -13,7 +13,7 @@ import { OBSERVE_PER_PASS } from "../../core/constants.ts";
 import { runBackfillPasses, runWholePass } from "../../core/ingest/whole.ts";
 import type { Db } from "../../core/store/db.ts";
 import { LISTING_SETTLED_MS } from "../../core/transcript/listing.ts";
-import { prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
+import { appendTo, prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
 import { watched } from "./world.ts";
 
 const CWD = "/home/you/code/project-noop";
@@ -197,4 +197,21 @@ Deno.test("a settled session in a project excluded since is passed over and coun
     r.run!.notes ?? "",
     /1 transcript folder\(s\) or file\(s\) in excluded projects skipped/,
   );
+});
+
+Deno.test("a transcript copied to a second project folder is judged as before when one copy grows", async () => {
+  await using s = await setup();
+  const rand = prng(21);
+  const id = uuidFrom(rand);
+  const text = closedSession(id, rand, 0);
+  // one session key, two files: the first in discovery order grows, the second does not
+  const grown = await writeTranscript(s.root, "/home/you/a", `${id}.jsonl`, text);
+  await writeTranscript(s.root, "/home/you/b", `${id}.jsonl`, text);
+  await runWholePass(s.input);
+  await appendTo(grown, closedSession(uuidFrom(rand), rand, 1).split("\n")[0] + "\n");
+  const r = await runWholePass(s.input);
+  // the unchanged copy is not passed over on the strength of the session's last look: once
+  // the grown one moved the watermark, it is shorter than what is archived
+  assert.match(r.run!.notes ?? "", /shorter than the \d+ archived/);
+  assert.deepEqual(diverged(s.dataDir), 1);
 });
