@@ -215,3 +215,27 @@ Deno.test("a transcript copied to a second project folder is judged as before wh
   assert.match(r.run!.notes ?? "", /shorter than the \d+ archived/);
   assert.deepEqual(diverged(s.dataDir), 1);
 });
+
+Deno.test("a watermark whose session is gone is found by a pass with nothing else to do", async () => {
+  await using s = await setup();
+  await writeSessions(s.root, 0, 3);
+  await runBackfillPasses(s.input);
+  const path = join(s.dataDir, "terminus.db");
+  const db = new DatabaseSync(path);
+  try {
+    db.prepare(
+      "INSERT INTO watermarks (session_no, transcript_path, offset, stream_len) VALUES (?, ?, ?, ?)",
+    ).run(99_999, "/gone.jsonl", 10, 10);
+  } finally {
+    db.close();
+  }
+  await runWholePass(s.input);
+  const after = new DatabaseSync(path, { readOnly: true });
+  try {
+    const n = (after.prepare("SELECT count(*) AS n FROM watermarks WHERE session_no = 99999")
+      .get() as { n: number }).n;
+    assert.deepEqual(n, 0, "recovery removed the watermark with no session");
+  } finally {
+    after.close();
+  }
+});
