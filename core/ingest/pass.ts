@@ -8,7 +8,9 @@ import type { Config } from "../config.ts";
 import { RUN_PROGRESS_MS } from "../constants.ts";
 import { checkpoint, type Db } from "../store/db.ts";
 import { beginRun, finishRun, progressRun, recordStopCause, type RunRow } from "../store/runs.ts";
-import { discover, type Found } from "../transcript/discover.ts";
+import { discover, type Found, listSorted } from "../transcript/discover.ts";
+import { Listings } from "../transcript/listing.ts";
+import { ensureListings, readListings, writeListings } from "../store/listings.ts";
 import { archiveOrder } from "./order.ts";
 import { notePassFinished } from "./stall.ts";
 import { keyFor } from "../transcript/session_key.ts";
@@ -102,11 +104,11 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   const home = homeOf(input.dataDir);
   const start = await beforeTheWalk(db, input, pass, now);
   const problems: string[] = [];
-  const found = filesToWalk(input, pass, problems);
+  const found = filesToWalk(db, input, pass, problems);
   const run: RunRow = {
     startedAt: now.toISOString(),
     durationMs: 0,
-    filesSeen: found.files.length,
+    filesSeen: found.walked,
     filesCommitted: 0,
     filesFailed: 0,
     bytesRead: 0,
@@ -199,6 +201,7 @@ async function beforeTheWalk(
   ensureTails(db);
   ensurePassIndexes(db);
   ensureFacts(db);
+  ensureListings(db);
   // what the pass last saw of every session, which also says whether recovery is due; read
   // again only when recovery or an upgrade changed something
   const withProject = input.cfg.exclude.length > 0;
@@ -213,19 +216,29 @@ async function beforeTheWalk(
 
 /** The files to walk, in archive order, and how many excluded folders discovery passed over. */
 function filesToWalk(
+  db: Db,
   input: PassInput,
   pass: Archiver,
   problems: string[],
-): { files: Found[]; excluded: number } {
+): { files: Found[]; walked: number; excluded: number } {
   if (input.only) {
     // the project folder comes from the path's shape, so a sidecar below an excluded
     // project's folder is skipped before it is opened, as the whole-tree pass skips it
     const folder = keyFor(input.only).projectFolder ?? dirname(input.only);
-    return { files: [{ path: input.only, projectFolder: folder }], excluded: 0 };
+    return { files: [{ path: input.only, projectFolder: folder }], walked: 1, excluded: 0 };
   }
-  const d = discover(input.roots, input.cfg.exclude);
+  // folders whose names cannot have changed since the last pass are not listed again
+  const listings = new Listings(readListings(db), listSorted);
+  const d = discover(input.roots, input.cfg.exclude, listings.entries);
+  const kept = listings.changes();
+  try {
+    writeListings(db, kept.put, kept.drop);
+  } catch {
+    // only a saving for the next pass, which then lists those folders again
+  }
   // a deleted session's transcript counts as known: it is skipped unread, not numbered
-  const files = archiveOrder(d.files, (f) => {
+  // files exactly as the last look left them are passed over here, one lstat each
+  const files = archiveOrder(pass.unsettled(d.files), (f) => {
     const k = pass.keyOf(f).sessionKey;
     return pass.known(k) || pass.tombstones.has(k);
   });
@@ -233,7 +246,7 @@ function filesToWalk(
     pass.errors.push(p);
     problems.push(p);
   }
-  return { files, excluded: d.excludedFolders };
+  return { files, walked: d.files.length, excluded: d.excludedFolders };
 }
 
 /** What the walk tallied beyond the run row's counts. */

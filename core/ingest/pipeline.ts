@@ -110,7 +110,7 @@ export class Archiver {
     const seen = this.states.has(key.sessionKey) ? undefined : this.seen.get(key.sessionKey);
     let info: Deno.FileInfo | undefined;
     if (seen) {
-      const [, sessionNo, offset, flags, project, tailOffset, tailSize, tailMtimeMs] = seen;
+      const [, sessionNo, , flags, project] = seen;
       if (isExcluded(cfg, project)) {
         return EXCLUDED;
       }
@@ -122,11 +122,7 @@ export class Archiver {
       if (flags & SEEN_DIVERGED) {
         return this.prepare(found, { ...key, sessionKey: nextLineage(key.sessionKey) });
       }
-      const mtimeMs = info.mtime?.getTime() ?? null;
-      if (
-        !this.tails.has(sessionNo) && info.size === offset && tailOffset === offset &&
-        tailSize === info.size && tailMtimeMs !== null && tailMtimeMs === mtimeMs
-      ) return NOTHING_NEW;
+      if (!this.tails.has(sessionNo) && asLastSeen(seen, info)) return NOTHING_NEW;
     }
     const state = this.stateOf(key.sessionKey);
     const tomb = state ? undefined : this.tombstones.get(key.sessionKey);
@@ -349,6 +345,43 @@ export class Archiver {
     return { committed: true, bytesRead: p.input.end, turnsAdded: r.turnsAdded };
   }
 
+  /**
+   * The files left to prepare once those exactly as the last look left them are passed over,
+   * one lstat each: what `prepare` would find first for them, without the pipeline's work per
+   * file. Only a file whose session no other discovered file shares is passed over here, so
+   * the rest are archived in the same order, and see one another, as before.
+   */
+  unsettled(files: Found[]): Found[] {
+    if (this.seen.size === 0) return files;
+    const { cfg } = this.input;
+    const keys = new Set<string>();
+    let shared: Set<string> | null = null;
+    const passed: boolean[] = [];
+    for (const f of files) {
+      const k = this.keyOf(f).sessionKey;
+      if (keys.has(k)) (shared ??= new Set()).add(k);
+      keys.add(k);
+      passed.push(this.asLeft(f.path, this.seen.get(k), cfg));
+    }
+    // a session two files share goes the whole way with both (the rare case: a link, a copy)
+    return files.filter((f, i) => !passed[i] || shared?.has(f.key!.sessionKey) === true);
+  }
+
+  /** One file of `unsettled`: whether it is exactly as the last look left it (one lstat). */
+  asLeft(path: string, seen: SeenRow | undefined, cfg: Config): boolean {
+    // read by index: destructuring walks the iterator protocol until the loop is compiled
+    if (!seen || seen[3] & SEEN_DIVERGED || isExcluded(cfg, seen[4])) return false;
+    if (seen[3] & SEEN_EVICTED) return true;
+    let info: Deno.FileInfo;
+    try {
+      info = Deno.lstatSync(path);
+    } catch {
+      return false; // gone or unreadable: `prepare` reports it
+    }
+    // a link, a FIFO or anything else that is not a plain file goes the whole way
+    return info.isFile && asLastSeen(seen, info);
+  }
+
   /** The file's key, read off its path once per pass (ordering and archiving both ask). */
   keyOf(found: Found): KeyInfo {
     return found.key ??= keyFor(found.path, this.input.only !== undefined || found.link === true);
@@ -520,6 +553,17 @@ interface Prepared {
   /** The window holds an oversized line's bytes: archived as they are, not parsed. */
   raw: boolean;
   input: ChunkInput;
+}
+
+/**
+ * Whether the file is as the last look left it: its size is the watermark, and its size and
+ * mtime are the ones kept with the tail. (`prepare` asks only before reading any tail itself.)
+ */
+function asLastSeen(seen: SeenRow, info: Deno.FileInfo): boolean {
+  const offset = seen[2];
+  const tailMtimeMs = seen[7];
+  return info.size === offset && seen[5] === offset && seen[6] === info.size &&
+    tailMtimeMs !== null && tailMtimeMs === (info.mtime?.getTime() ?? null);
 }
 
 /**

@@ -275,6 +275,16 @@ export const HELD_LINES_DDL = `CREATE TABLE IF NOT EXISTS held_lines (
     mtime_ms REAL
   )`;
 
+/** Folder listings a pass keeps for the next (core/transcript/listing.ts); made on first use. */
+export const LISTINGS_DDL = `CREATE TABLE IF NOT EXISTS folder_listings (
+    path TEXT PRIMARY KEY,
+    dev INTEGER NOT NULL,
+    ino INTEGER NOT NULL,
+    mtime_ms REAL NOT NULL,
+    ctime_ms REAL NOT NULL,
+    entries TEXT NOT NULL
+  )`;
+
 /** Facts kept until a session is observed; made on the pass's first use. */
 export const FACTS_DDL = `CREATE TABLE IF NOT EXISTS observation_facts (
     session_no INTEGER PRIMARY KEY,

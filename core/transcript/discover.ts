@@ -32,7 +32,10 @@ export function encodeProjectFolder(path: string): string {
   return path.replace(/[^A-Za-z0-9]/g, "-");
 }
 
-function listSorted(dir: string): Deno.DirEntry[] {
+/** A folder's entries in sorted order (a pass may hand discovery kept ones instead). */
+export type Lister = (dir: string) => Deno.DirEntry[];
+
+export function listSorted(dir: string): Deno.DirEntry[] {
   const byName = new Map<string, Deno.DirEntry>();
   for (const e of Deno.readDirSync(dir)) byName.set(e.name, e);
   // the default sort orders strings by code unit, as `<` does, without a JavaScript call per
@@ -77,10 +80,10 @@ function hasSubdirEncodingTo(dir: string, enc: string, target: string, depth: nu
   return false;
 }
 
-function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
+function walkAgents(dir: string, projectFolder: string, out: Discovery, list: Lister): void {
   let entries: Deno.DirEntry[];
   try {
-    entries = listSorted(dir);
+    entries = list(dir);
   } catch (e) {
     out.problems.push(`${dir} cannot be listed: ${errorText(e)}`);
     return;
@@ -89,20 +92,24 @@ function walkAgents(dir: string, projectFolder: string, out: Discovery): void {
     const p = `${dir}/${ent.name}`; // an entry's name is one segment: nothing to normalize
     if (ent.isDirectory && !ent.isSymlink) {
       if (ent.name === "tool-results") continue;
-      walkAgents(p, projectFolder, out);
+      walkAgents(p, projectFolder, out, list);
     } else if ((ent.isFile || ent.isSymlink) && AGENT_JSONL.test(ent.name)) {
       out.files.push({ path: p, projectFolder, link: ent.isSymlink, key: undefined });
     }
   }
 }
 
-export function discover(roots: string[], exclude: string[]): Discovery {
+export function discover(
+  roots: string[],
+  exclude: string[],
+  list: Lister = listSorted,
+): Discovery {
   const out: Discovery = { files: [], problems: [], excludedFolders: 0 };
   for (const root of roots) {
     const projects = join(root, "projects");
     let folders: Deno.DirEntry[];
     try {
-      folders = listSorted(projects);
+      folders = list(projects);
     } catch (e) {
       if (e instanceof Deno.errors.NotFound) continue; // a root with no sessions yet
       out.problems.push(`${projects} cannot be listed: ${errorText(e)}`);
@@ -117,7 +124,7 @@ export function discover(roots: string[], exclude: string[]): Discovery {
       const folder = join(projects, f.name);
       let entries: Deno.DirEntry[];
       try {
-        entries = listSorted(folder);
+        entries = list(folder);
       } catch (e) {
         out.problems.push(`${folder} cannot be listed: ${errorText(e)}`);
         continue;
@@ -128,7 +135,7 @@ export function discover(roots: string[], exclude: string[]): Discovery {
         const p = `${folder}/${ent.name}`;
         if (ent.isDirectory && !ent.isSymlink) {
           if (ent.name === "tool-results") continue;
-          walkAgents(p, folder, out);
+          walkAgents(p, folder, out, list);
         } else if (ent.isFile && UUID_JSONL.test(ent.name)) {
           // keyed here: a file directly in a project folder is keyed by its name
           out.files.push({

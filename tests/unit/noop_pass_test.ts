@@ -12,7 +12,8 @@ import { defaultConfig } from "../../core/config.ts";
 import { OBSERVE_PER_PASS } from "../../core/constants.ts";
 import { runBackfillPasses, runWholePass } from "../../core/ingest/whole.ts";
 import type { Db } from "../../core/store/db.ts";
-import { prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
+import { LISTING_SETTLED_MS } from "../../core/transcript/listing.ts";
+import { appendTo, prng, syntheticSession, uuidFrom, writeTranscript } from "../helpers.ts";
 import { watched } from "./world.ts";
 
 const CWD = "/home/you/code/project-noop";
@@ -98,10 +99,15 @@ async function setup() {
 }
 
 async function noopStatements(s: Awaited<ReturnType<typeof setup>>): Promise<Counter> {
+  // the folders settle and a pass keeps their listings, as between two hooks' passes: the
+  // pass counted then lists no folder again (a pass that keeps one writes it once per folder)
+  await new Promise((r) => setTimeout(r, LISTING_SETTLED_MS + 1_100));
+  await runWholePass(s.input);
   const c: Counter = { statements: 0, sql: new Map() };
   const r = await runWholePass({ ...s.input, instrument: (db) => counting(db, c) });
   assert(r.ran);
   assert.deepEqual(r.run!.filesCommitted, 0, "a pass with nothing new commits nothing");
+  assert(![...c.sql.keys()].some((q) => /INTO folder_listings/.test(q)), "no folder listed again");
   return c;
 }
 
@@ -191,4 +197,45 @@ Deno.test("a settled session in a project excluded since is passed over and coun
     r.run!.notes ?? "",
     /1 transcript folder\(s\) or file\(s\) in excluded projects skipped/,
   );
+});
+
+Deno.test("a transcript copied to a second project folder is judged as before when one copy grows", async () => {
+  await using s = await setup();
+  const rand = prng(21);
+  const id = uuidFrom(rand);
+  const text = closedSession(id, rand, 0);
+  // one session key, two files: the first in discovery order grows, the second does not
+  const grown = await writeTranscript(s.root, "/home/you/a", `${id}.jsonl`, text);
+  await writeTranscript(s.root, "/home/you/b", `${id}.jsonl`, text);
+  await runWholePass(s.input);
+  await appendTo(grown, closedSession(uuidFrom(rand), rand, 1).split("\n")[0] + "\n");
+  const r = await runWholePass(s.input);
+  // the unchanged copy is not passed over on the strength of the session's last look: once
+  // the grown one moved the watermark, it is shorter than what is archived
+  assert.match(r.run!.notes ?? "", /shorter than the \d+ archived/);
+  assert.deepEqual(diverged(s.dataDir), 1);
+});
+
+Deno.test("a watermark whose session is gone is found by a pass with nothing else to do", async () => {
+  await using s = await setup();
+  await writeSessions(s.root, 0, 3);
+  await runBackfillPasses(s.input);
+  const path = join(s.dataDir, "terminus.db");
+  const db = new DatabaseSync(path);
+  try {
+    db.prepare(
+      "INSERT INTO watermarks (session_no, transcript_path, offset, stream_len) VALUES (?, ?, ?, ?)",
+    ).run(99_999, "/gone.jsonl", 10, 10);
+  } finally {
+    db.close();
+  }
+  await runWholePass(s.input);
+  const after = new DatabaseSync(path, { readOnly: true });
+  try {
+    const n = (after.prepare("SELECT count(*) AS n FROM watermarks WHERE session_no = 99999")
+      .get() as { n: number }).n;
+    assert.deepEqual(n, 0, "recovery removed the watermark with no session");
+  } finally {
+    after.close();
+  }
 });
