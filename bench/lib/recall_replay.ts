@@ -5,8 +5,22 @@
  * identifier the handed-over turn matched on). Then prompts that name only things never
  * archived, against the whole store: they must get nothing.
  */
-import { DatabaseSync } from "node:sqlite";
 import { type Db, openRead } from "../../core/store/db.ts";
+import {
+  commonFilePathsBelow,
+  commonNamesOfProject,
+  commonSymbols,
+  entityActs,
+  entityMentioned,
+  mainSessionOf,
+  mainSessionStarts,
+  mostSessionsProject,
+  mostTurnsProject,
+  turnTextOf,
+  type TypedPromptRow,
+  typedPromptRows,
+  unquotableCount,
+} from "../../core/store/replay_reads.ts";
 import {
   decidePrompt,
   namesAPath,
@@ -39,31 +53,20 @@ export interface RecallReplay {
   never: { prompts: number; fired: number; firedPrompts: string[] };
 }
 
-interface PromptRow {
-  id: number;
-  ts: string;
-  text: string;
-  sessionId: string | null;
-  project: string | null;
-  cwd: string | null;
+/** Runs `fn` on the store at `path`, opened read-only as core opens it, and closes it. */
+function withRead<T>(path: string, fn: (db: Db) => T): T {
+  const opened = openRead(path);
+  if (!opened) throw new Error(`no store at ${path}`);
+  try {
+    return fn(opened.db);
+  } finally {
+    opened.db.close();
+  }
 }
 
-/** Typed prompts of non-subagent sessions, in time order (bench SQL, read-only). */
-function typedPrompts(path: string): PromptRow[] {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    return db.prepare(
-      `SELECT t.id AS id, t.ts AS ts, q.text AS text, m.session_id AS sessionId,
-         m.project AS project, m.cwd AS cwd
-       FROM turns t JOIN turn_text q ON q.turn_id = t.id
-         JOIN session_meta m ON m.session_no = t.session_no
-       WHERE t.is_typed = 1 AND t.is_sidechain = 0 AND m.parent_session_key IS NULL
-         AND t.ts IS NOT NULL
-       ORDER BY t.ts, t.id`,
-    ).all() as unknown as PromptRow[];
-  } finally {
-    db.close();
-  }
+/** Typed prompts of non-subagent sessions, in time order. */
+function typedPrompts(path: string): TypedPromptRow[] {
+  return withRead(path, typedPromptRows);
 }
 
 /**
@@ -77,21 +80,10 @@ export function neverArchivedPrompts(
   const proj = busiestProject(path);
   if (!proj) return [];
   const cwd = proj.cwd;
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const paths = (db.prepare(
-      `SELECT value FROM entities WHERE kind = 'path' AND value LIKE ? AND value LIKE '%/%.%'
-       GROUP BY value ORDER BY count(*) DESC LIMIT 15`,
-    ).all(proj.project + "/%") as { value: string }[]).map((r) => r.value);
-    const symbols = (db.prepare(
-      `SELECT value FROM entities WHERE kind = 'symbol' GROUP BY value ORDER BY count(*) DESC
-       LIMIT 15`,
-    ).all() as { value: string }[]).map((r) => r.value);
-    const known = (v: string) =>
-      db.prepare("SELECT 1 FROM entities WHERE value = ? OR value LIKE ? LIMIT 1").get(
-        v,
-        "%" + v.replace(/[\\%_]/g, (c) => "\\" + c) + "%",
-      ) !== undefined;
+  return withRead(path, (db) => {
+    const paths = commonFilePathsBelow(db, proj.project, 15);
+    const symbols = commonSymbols(db, 15);
+    const known = (v: string) => entityMentioned(db, v);
     const out: { prompt: string; cwd: string; project: string }[] = [];
     const add = (prompt: string) => out.push({ prompt, cwd, project: proj.project });
     for (const p of paths) {
@@ -117,9 +109,7 @@ export function neverArchivedPrompts(
       ]
     ) add(p);
     return out;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /**
@@ -127,21 +117,11 @@ export function neverArchivedPrompts(
  * the busiest project, one at a time and eight at once (the most one prompt looks up).
  */
 export function namedPrompts(path: string): { prompt: string; cwd: string; project: string }[] {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const proj = db.prepare(
-      `SELECT project, cwd FROM session_meta WHERE project IS NOT NULL
-       GROUP BY project ORDER BY sum(turn_count) DESC LIMIT 1`,
-    ).get() as { project: string; cwd: string | null } | undefined;
+  return withRead(path, (db) => {
+    const proj = mostTurnsProject(db);
     if (!proj) return [];
     const common = (kind: string) =>
-      (db.prepare(
-        `SELECT e.value AS value FROM entities e JOIN turns t ON t.id = e.turn_id
-           JOIN session_meta m ON m.session_no = t.session_no
-         WHERE e.kind = ? AND m.project = ? AND t.is_tool_result = 0
-         GROUP BY e.value ORDER BY count(*) DESC LIMIT 100`,
-      ).all(kind, proj.project) as { value: string }[]).map((r) => r.value)
-        .filter((v) => !/\s/.test(v));
+      commonNamesOfProject(db, kind, proj.project, 100).filter((v) => !/\s/.test(v));
     const names = [...common("path"), ...common("symbol")];
     const out: { prompt: string; cwd: string; project: string }[] = [];
     const cwd = proj.cwd ?? proj.project;
@@ -154,9 +134,7 @@ export function namedPrompts(path: string): { prompt: string; cwd: string; proje
       });
     }
     return out;
-  } finally {
-    db.close();
-  }
+  });
 }
 
 /** Counts a fired decision's labels into `res`, and lists its turns with what they matched. */
@@ -434,19 +412,6 @@ function planOf(file: string): PlanPrompt | null {
   return null;
 }
 
-/** The archived project and session number a Claude Code session id files under. */
-function sessionOf(
-  db: Db,
-  sessionId: string,
-): { project: string; sessionNo: number; firstTs: string | null } | null {
-  const r = db.prepare(
-    `SELECT project, session_no AS sessionNo, first_turn_at AS firstTs FROM session_meta
-     WHERE session_id = ? AND parent_session_key IS NULL AND project IS NOT NULL
-     ORDER BY session_no LIMIT 1`,
-  ).get(sessionId) as { project: string; sessionNo: number; firstTs: string | null } | undefined;
-  return r ?? null;
-}
-
 /** A held-out split by time: per project, the share of its sessions kept as the store. */
 export interface Split {
   share: number;
@@ -463,11 +428,7 @@ export interface Split {
  * project's sessions before it; a project of one session holds nothing out.
  */
 export function splitAt(db: Db, share: number): Split {
-  const rows = db.prepare(
-    `SELECT project, first_turn_at AS ts FROM session_meta
-     WHERE parent_session_key IS NULL AND first_turn_at IS NOT NULL AND project IS NOT NULL
-     ORDER BY project, first_turn_at`,
-  ).all() as { project: string; ts: string }[];
+  const rows = mainSessionStarts(db);
   const by = new Map<string, string[]>();
   for (const r of rows) {
     let l = by.get(r.project);
@@ -483,15 +444,6 @@ export function splitAt(db: Db, share: number): Split {
     out.after += starts.length - i;
   }
   return out;
-}
-
-/** The handed-over turns that are not a typed prompt or a reply (the spec says: never). */
-function notQuotable(db: Db, ids: number[]): number {
-  if (!ids.length) return 0;
-  return (db.prepare(
-    `SELECT count(*) AS n FROM turns WHERE id IN (${ids.map(() => "?").join(",")})
-       AND (is_tool_result = 1 OR record_type NOT IN ('user', 'assistant'))`,
-  ).get(...ids) as { n: number }).n;
 }
 
 export interface PlanReplayOptions {
@@ -564,7 +516,7 @@ export function replayPlans(
   const handed = new Map<string, Set<number>>();
   try {
     for (const p of source) {
-      const at = sessionOf(db, p.sessionId);
+      const at = mainSessionOf(db, p.sessionId);
       if (!at) continue;
       const splitTs = split?.at.get(at.project);
       if (split && !(splitTs !== undefined && at.firstTs !== null && at.firstTs >= splitTs)) {
@@ -605,7 +557,8 @@ export function replayPlans(
       handed.set(p.sessionId, mine);
       res.fired++;
       res.injectedTurns += r.injected.length;
-      res.toolResults += notQuotable(db, r.injected.map((i) => i.id));
+      // handed-over turns that are not a typed prompt or a reply (the spec says: never)
+      res.toolResults += unquotableCount(db, r.injected.map((i) => i.id));
       const first = firstAct(db, r.injected[0].id, r);
       if (first === "direct") res.firstDirect++;
       if (first === "listing") res.firstListing++;
@@ -670,15 +623,11 @@ export function replayHeldOut(
  */
 function firstAct(db: Db, id: number, r: PromptDecision): string {
   const matched = r.turns.find((t) => t.id === id)?.matched ?? [];
-  const acts = db.prepare(
-    `SELECT e.kind, e.value, e.act FROM entities e WHERE e.turn_id = ?`,
-  ).all(id) as { kind: string; value: string; act: number }[];
+  const acts = entityActs(db, id);
   const on = acts.filter((a) => matched.some((m) => m.kind === a.kind && m.value === a.value));
   const best = Math.min(...on.map((a) => a.act));
   if (best === 0) return "direct";
-  const text = (db.prepare("SELECT text FROM turn_text WHERE turn_id = ?").get(id) as
-    | { text: string }
-    | undefined)?.text ?? "";
+  const text = turnTextOf(db, id);
   if (best === 2 || /\bgit (add|commit)\b/.test(text)) return "listing";
   return "mention";
 }
@@ -746,18 +695,10 @@ const SENTENCES = [
   (w: string) => `what about ${w}, is that fine?`,
 ];
 
-/** The busiest project of a store and a cwd in it (bench SQL, read-only). */
+/** The busiest project of a store (the most sessions) and a cwd in it. */
 export function busiestProject(path: string): { project: string; cwd: string } | null {
-  const db = new DatabaseSync(path, { readOnly: true });
-  try {
-    const p = db.prepare(
-      `SELECT project, cwd FROM session_meta WHERE project IS NOT NULL
-       GROUP BY project ORDER BY count(*) DESC LIMIT 1`,
-    ).get() as { project: string; cwd: string | null } | undefined;
-    return p ? { project: p.project, cwd: p.cwd ?? p.project } : null;
-  } finally {
-    db.close();
-  }
+  const p = withRead(path, mostSessionsProject);
+  return p ? { project: p.project, cwd: p.cwd ?? p.project } : null;
 }
 
 /** The everyday-word prompts, as a fresh session in the busiest project would type them. */

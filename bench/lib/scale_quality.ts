@@ -12,10 +12,11 @@
  * A query quoting a uuid (a Bash line's `--session-id=...`) is asked as copy 0 holds it, since
  * every copy rewrote its uuids and none holds the original.
  */
-import { DatabaseSync } from "node:sqlite";
 import { buildKnownItems, KIND_QUOTA, type KnownItem, readCorpus } from "./known_items.ts";
 import { rewriteUuids } from "./scale_corpus.ts";
 import { queryHits } from "../../core/recall/search.ts";
+import { openRead } from "../../core/store/db.ts";
+import { plainFtsTop, sessionKeyOfTurn } from "../../core/store/replay_reads.ts";
 
 const TOP = 10;
 
@@ -67,14 +68,10 @@ export function scaleQuality(
   const memos = Array.from({ length: copies }, () => new Map<string, string>());
   const rightOf = (it: KnownItem) =>
     new Set(it.sessions.flatMap((s) => memos.map((m, c) => rewriteUuids(s, c, m))));
-  const db = new DatabaseSync(storePath, { readOnly: true });
+  const opened = openRead(storePath);
+  if (!opened) throw new Error(`no store at ${storePath}`);
+  const db = opened.db;
   try {
-    const keyOf = db.prepare(
-      "SELECT s.session_key AS k FROM turns t JOIN sessions s ON s.session_no = t.session_no WHERE t.id = ?",
-    );
-    const plainTop = db.prepare(
-      "SELECT rowid AS id FROM turns_fts WHERE turns_fts MATCH ? ORDER BY rank LIMIT ?",
-    );
     const mine: number[] = [];
     const plain: number[] = [];
     const rankMs: number[] = [];
@@ -89,8 +86,8 @@ export function scaleQuality(
       rankMs.push(performance.now() - t0);
       const m = firstRight(hits.map((h) => h.session_key), right);
       const pm = plainMatch(q);
-      const ids = pm ? (plainTop.all(pm, TOP) as { id: number }[]).map((r) => r.id) : [];
-      const keys = ids.map((id) => (keyOf.get(id) as { k: string } | undefined)?.k ?? "");
+      const ids = pm ? plainFtsTop(db, pm, TOP) : [];
+      const keys = ids.map((id) => sessionKeyOfTurn(db, id));
       const p = firstRight(keys, right);
       mine.push(m);
       plain.push(p);

@@ -1,4 +1,4 @@
-/** Reading a finished store read-only with node:sqlite (never through core). */
+/** Reading a finished store read-only with node:sqlite; `fn` is a core/store/ reader. */
 import { DatabaseSync } from "node:sqlite";
 
 export function withStore<T>(path: string, fn: (db: DatabaseSync) => T): T {

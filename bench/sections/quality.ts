@@ -60,6 +60,7 @@ import { DEFINITION_BONUS, TIER_SESSION_BELOW } from "../../core/constants.ts";
 import { installed } from "../lib/installed.ts";
 import { runTimed } from "../lib/proc.ts";
 import { fileSize, withStore } from "../lib/store.ts";
+import { ftsIndexBytes, turnUuids } from "../../core/store/replay_reads.ts";
 import { median, round } from "../lib/stats.ts";
 import { ingest, scenario, scenarioEnv } from "../lib/terminus.ts";
 import { loadavg } from "../lib/machine.ts";
@@ -355,12 +356,7 @@ async function askCorpus(
   const scn = scenario(ctx.workDir, `quality-${name}`, [root], true);
   await ingest(ctx.repo, scn);
   const env = scenarioEnv(scn);
-  const uuidOf = withStore(scn.store, (db) =>
-    new Map(
-      (db.prepare("SELECT id, uuid FROM turns").all() as { id: number; uuid: string }[]).map((
-        r,
-      ) => [r.id, r.uuid]),
-    ));
+  const uuidOf = withStore(scn.store, turnUuids);
   const ranked = (hits: { turn_id: number; session_key: string }[]): Ranked => ({
     sessions: hits.map((h) => h.session_key),
     uuids: hits.map((h) => uuidOf.get(h.turn_id) ?? null),
@@ -410,10 +406,7 @@ async function askCorpus(
     uuidOf,
     storeBytes: fileSize(scn.store) + fileSize(`${scn.store}-wal`),
     tBytes: transcriptBytes(root).bytes,
-    fts: withStore(scn.store, (db) =>
-      (db.prepare(
-        "SELECT sum(pgsize) AS n FROM dbstat WHERE name LIKE 'turns_fts%'",
-      ).get() as { n: number }).n),
+    fts: withStore(scn.store, ftsIndexBytes),
     plainBytes: fileSize(plainPath),
     store: scn.store,
     files,
