@@ -157,20 +157,24 @@ export function listSessions(db: Db, vis: Visibility, f: SessionFilters = {}): S
   if (!lw) return [];
   const { where, params } = lw;
   const h = handleColumns(db);
+  const newest = "ORDER BY m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC";
+  // With a limit the page is chosen first and only its rows get their turn counts and titles:
+  // computed for every row before the sort, they cost 36-155 ms over 3,960 sessions.
+  const filtered = `WHERE ${where.join(" AND ")}`;
+  const from = f.limit == null ? "sessions s" : `(SELECT s.session_no AS pick FROM sessions s
+       LEFT JOIN session_meta m ON m.session_no = s.session_no ${filtered} ${newest} LIMIT ?) page
+     JOIN sessions s ON s.session_no = page.pick`;
+  if (f.limit != null) params.push(f.limit);
   let sql =
     `SELECT s.session_key, s.session_no, m.session_id, m.cwd, m.project, m.project_pre_worktree,
       m.branch, m.first_turn_at, m.last_turn_at,
       (SELECT count(*) FROM turns t WHERE t.session_no = s.session_no) AS turns,
       w.offset AS watermark, m.parent_session_key IS NOT NULL AS sidecar,
       COALESCE(m.is_evicted, 0) AS evicted, m.transcript_path, ${h.select}
-    FROM sessions s LEFT JOIN session_meta m ON m.session_no = s.session_no
+    FROM ${from} LEFT JOIN session_meta m ON m.session_no = s.session_no
       LEFT JOIN watermarks w ON w.session_no = s.session_no ${h.join}
-    WHERE ${where.join(" AND ")}
-    ORDER BY m.first_turn_at IS NULL, m.first_turn_at DESC, s.session_no DESC`;
-  if (f.limit != null) {
-    sql += " LIMIT ?";
-    params.push(f.limit);
-  }
+    ${f.limit == null ? filtered : ""}
+    ${newest}`;
   if (f.order === "number") sql = `SELECT * FROM (${sql}) ORDER BY session_no`;
   const n = (v: unknown) => (v as string | null) ?? null;
   const rows = db.prepare(sql).all(...params) as Record<string, unknown>[];
