@@ -8,13 +8,13 @@
  */
 import type { Db } from "../store/db.ts";
 import {
+  bm25Among,
   type Candidate,
   COMMON_RULE,
   commonClauses,
   scopeRange,
 } from "../store/search_candidates.ts";
 import {
-  bm25Among,
   candidatesByIds,
   clauseRowsUpTo,
   clauseScoresIn,

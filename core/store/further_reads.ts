@@ -93,27 +93,6 @@ export function clauseRowsUpTo(db: Db, clause: string, lo: number, hi: number, c
   ).all(clause, ftsRowid(lo), ftsRowid(hi), cap) as unknown as [number][]).map((r) => r[0]);
 }
 
-/** FTS5's BM25 of `match` (clauses joined by AND or OR) for those of `ids` that hold it. */
-export function bm25Among(db: Db, match: string, ids: number[]): Map<number, number> {
-  if (!ids.length) return new Map();
-  const lo = Math.min(...ids);
-  const hi = Math.max(...ids);
-  // walked from the index's nearer end, stopped by the LIMIT at the far one of `ids`
-  const order = walkUp(db, lo, hi) ? "ASC" : "DESC";
-  return new Map(
-    cachedArrays(
-      db,
-      `SELECT rowid AS id, -bm25(turns_fts) AS r FROM turns_fts
-       WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
-         AND +rowid IN (SELECT value FROM json_each(?))
-       ORDER BY rowid ${order} LIMIT ?`,
-    ).all(match, ftsRowid(lo), ftsRowid(hi), JSON.stringify(ids), ids.length) as unknown as [
-      number,
-      number,
-    ][],
-  );
-}
-
 /** The candidates for these turn ids that the scope and filters pass, newest first. */
 export function candidatesByIds(
   db: Db,

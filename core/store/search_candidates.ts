@@ -573,14 +573,21 @@ function olderSayers(
   return out;
 }
 
-/**
- * FTS5's BM25 of `clauses` for `cands` alone (newest first, each holding every clause): read
- * between the oldest and the newest of them, so only that stretch of each doclist is walked and
- * the LIMIT stops it at the far one; from the index's nearer end, since FTS5 seeks to neither
- * bound. `+rowid` keeps the id list a filter, not one seek per id.
- */
+/** FTS5's BM25 of `clauses` for `cands` alone (newest first, each holding every clause). */
 function bm25Of(db: Db, clauses: string[], cands: Candidate[]): Map<number, number> {
-  const lo = cands[cands.length - 1].id, hi = cands[0].id;
+  return bm25Among(db, clauses.join(" AND "), cands.map((c) => c.id));
+}
+
+/**
+ * FTS5's BM25 of `match` (clauses joined by AND or OR) for those of `ids` that hold it: read
+ * between the lowest and the highest of them, so only that stretch of each doclist is walked,
+ * from the index's nearer end, and the LIMIT stops it at the far one. `+rowid` keeps the id
+ * list a filter, not one seek per id.
+ */
+export function bm25Among(db: Db, match: string, ids: number[]): Map<number, number> {
+  if (!ids.length) return new Map();
+  const lo = Math.min(...ids);
+  const hi = Math.max(...ids);
   return new Map(
     cachedArrays(
       db,
@@ -588,13 +595,10 @@ function bm25Of(db: Db, clauses: string[], cands: Candidate[]): Map<number, numb
        WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
          AND +rowid IN (SELECT value FROM json_each(?))
        ORDER BY rowid ${walkUp(db, lo, hi) ? "ASC" : "DESC"} LIMIT ?`,
-    ).all(
-      clauses.join(" AND "),
-      ftsRowid(lo),
-      ftsRowid(hi),
-      JSON.stringify(cands.map((c) => c.id)),
-      cands.length,
-    ) as unknown as [number, number][],
+    ).all(match, ftsRowid(lo), ftsRowid(hi), JSON.stringify(ids), ids.length) as unknown as [
+      number,
+      number,
+    ][],
   );
 }
 
