@@ -440,8 +440,10 @@ function ordered(
       ? y.relevance - x.relevance
       : (acts.get(x.turn_id) ?? 0) - (acts.get(y.turn_id) ?? 0);
   hits.sort((x, y) => byScoreAct(x, y) || compareHits(x, y));
-  const kept = dropLoneListings(db, hits, a.limit, acts, names);
-  const text = textScores(db, kept, a.words ?? [], a.limit, byScoreAct);
+  // the heads read for either step, so a turn both look at is read once
+  const heads = new Map<number, string>();
+  const kept = dropLoneListings(db, hits, a.limit, acts, names, heads);
+  const text = textScores(db, kept, a.words ?? [], a.limit, byScoreAct, heads);
   if (text.size) {
     const listed = (h: Hit) => text.get(h.turn_id)?.listing ? 1 : 0;
     const words = (h: Hit) => text.get(h.turn_id)?.words ?? 0;
@@ -477,6 +479,7 @@ function dropLoneListings(
   limit: number,
   acts: Map<number, number>,
   names: Map<number, number>,
+  heads: Map<number, string>,
 ): Hit[] {
   const lone = (h: Hit) => (names.get(h.turn_id) ?? 0) < LISTING_NAMES_ALONE;
   const read: number[] = [];
@@ -486,7 +489,7 @@ function dropLoneListings(
       read.push(h.turn_id);
     }
   }
-  const text = quotesFor(db, read, TIE_TEXT_CHARS);
+  const text = headsOf(db, read, heads);
   return hits.filter((h) =>
     !lone(h) ||
     !(acts.get(h.turn_id) === ENTITY_ACT.listing || RECORDING_LINE.test(text.get(h.turn_id) ?? ""))
@@ -505,6 +508,7 @@ function textScores(
   words: string[],
   limit: number,
   tie: (x: Hit, y: Hit) => number,
+  heads: Map<number, string>,
 ): Map<number, { words: number; listing: boolean }> {
   const out = new Map<number, { words: number; listing: boolean }>();
   if (!words.length || hits.length < 2) return out;
@@ -521,7 +525,7 @@ function textScores(
   }
   if (!ids.length) return out;
   const want = new Set(words);
-  for (const [id, t] of quotesFor(db, ids, TIE_TEXT_CHARS)) {
+  for (const [id, t] of headsOf(db, ids, heads)) {
     let n = 0;
     if (want.size <= FEW_WORDS) {
       // a few words: each looked for in place, not the whole text split into a set
@@ -532,6 +536,19 @@ function textScores(
       for (const w of want) if (have.has(w)) n++;
     }
     out.set(id, { words: n, listing: GIT_LISTING_LINE.test(t) });
+  }
+  return out;
+}
+
+/** The first TIE_TEXT_CHARS of each of `ids`' texts, read once per lookup (kept in `heads`). */
+function headsOf(db: Db, ids: number[], heads: Map<number, string>): Map<number, string> {
+  for (const [id, t] of quotesFor(db, ids.filter((id) => !heads.has(id)), TIE_TEXT_CHARS)) {
+    heads.set(id, t);
+  }
+  const out = new Map<number, string>();
+  for (const id of ids) {
+    const t = heads.get(id);
+    if (t !== undefined) out.set(id, t);
   }
   return out;
 }
