@@ -1,6 +1,7 @@
 /**
  * Terminus: parse argv, dispatch to one command, render its outcome, exit with its code.
- * The only module that writes to stdout/stderr or calls Deno.exit.
+ * The program's entry; hook.ts is the installed copy's second, for hooks alone, and the two
+ * share deliver.ts for what follows a command's run.
  */
 import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
@@ -9,58 +10,10 @@ import { HOOK_PASS_VAR, passWaitLeft, processContext, takeEnv } from "./core/con
 import { HOOK_PASS_WAIT_MS, VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
-import {
-  type Chunk,
-  escapeControls,
-  type Outcome,
-  outcome,
-  pagerCommand,
-  render,
-} from "./core/output.ts";
-import { processEnv } from "./core/paths.ts";
+import { escapeControls, type Outcome, outcome, render } from "./core/output.ts";
 import { wrapText } from "./core/width.ts";
 import { dialogue, isTerminal, streams, writeAll } from "./io.ts";
-
-const encoder = new TextEncoder();
-
-/**
- * Hands human output to the pager when stdout is a terminal and the text is taller than the
- * screen. Returns false (the caller writes it) when paging does not apply or cannot start.
- */
-async function paged(chunks: Chunk[]): Promise<boolean> {
-  if (!isTerminal("stdout")) return false;
-  const cmd = pagerCommand(processEnv);
-  if (!cmd) return false;
-  let rows = 0;
-  try {
-    rows = Deno.consoleSize().rows;
-  } catch {
-    return false;
-  }
-  const bytes = chunks.map((c) => (typeof c === "string" ? encoder.encode(c) : c));
-  let lines = 0;
-  for (const b of bytes) for (const x of b) if (x === 0x0a) lines++;
-  if (rows <= 0 || lines < rows) return false;
-  // a pager the permissions do not name is passed over: the text is printed instead
-  if (Deno.permissions.querySync({ name: "run", command: cmd[0] }).state !== "granted") {
-    return false;
-  }
-  let child: Deno.ChildProcess;
-  try {
-    child = new Deno.Command(cmd[0], { args: cmd.slice(1), stdin: "piped" }).spawn();
-  } catch {
-    return false;
-  }
-  const w = child.stdin.getWriter();
-  try {
-    for (const b of bytes) await w.write(b);
-    await w.close();
-  } catch {
-    // the person quit the pager before the end: nothing more to show
-  }
-  await child.status;
-  return true;
-}
+import { columnsOf, deliver, exitWith, paged } from "./deliver.ts";
 
 /** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
 const terminalProgress: ProgressFactory = (label, total, unit) =>
@@ -98,12 +51,6 @@ async function commandHelp(cmd: Command, entry: Entry, args: string[]): Promise<
   const r = render(help, false, columnsOf("stdout"));
   if (!(await paged(r.stdout))) writeAll("stdout", r.stdout);
   return 0;
-}
-
-/** The terminal's width when the stream is one that knows it; null for a pipe or a file. */
-function columnsOf(stream: "stdout" | "stderr"): number | null {
-  const columns = isTerminal(stream) ? streams.size()?.columns ?? 0 : 0;
-  return columns > 0 ? columns : null;
 }
 
 /** Misuse of a command: exit 2; a first word that is a slip for one of its subcommands is named. */
@@ -197,34 +144,7 @@ async function main(argv: string[]): Promise<number> {
       exitCode: 1,
     });
   }
-  // on a terminal, long lines are wrapped to its width (through the pager too)
-  const r = render(result, parsed.json, columnsOf("stdout"));
-  let written = true;
-  try {
-    if (!(r.page && await paged(r.stdout))) written = writeAll("stdout", r.stdout);
-  } catch (e) {
-    if (!result.after) throw e;
-    written = false;
-  }
-  // the hook records what it handed over only now: a reader gone away is nothing handed over
-  const more = result.after ? result.after(written) : [];
-  const stderr = [...r.stderr, ...more];
-  if (stderr.length) {
-    // counts and notes fit the terminal as the answer does; a pipe gets them whole
-    const width = columnsOf("stderr");
-    writeAll("stderr", stderr.map((l) => wrapText(l, width) + "\n"));
-  }
-  return r.exitCode;
+  return await deliver(result, parsed.json);
 }
 
-if (import.meta.main) {
-  let code: number;
-  try {
-    code = await main(Deno.args);
-  } catch (e) {
-    // a command that wrote on its own (data move's questions) met a closed pipe: end quietly
-    if (!(e instanceof Deno.errors.BrokenPipe)) throw e;
-    code = 0;
-  }
-  Deno.exit(code);
-}
+if (import.meta.main) await exitWith(() => main(Deno.args));

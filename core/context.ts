@@ -30,7 +30,12 @@ export interface Context {
   now: () => Date;
 }
 
-export function processContext(): Context {
+/**
+ * The context of this process. `main` is the program's entry, which the commands that start
+ * the program again run: the running module, unless an entry for one command (hook.ts) names
+ * the program's own.
+ */
+export function processContext(main: string = Deno.mainModule): Context {
   let cwd: string;
   try {
     cwd = taskCwd() ?? Deno.cwd();
@@ -45,7 +50,7 @@ export function processContext(): Context {
     // worked out only by the commands that start the program again (about 0.7 ms of
     // permission queries and path lookups, which a search or a hook would pay for nothing)
     get self() {
-      return self ??= selfCommand();
+      return self ??= selfCommand(main);
     },
   };
 }
@@ -88,8 +93,7 @@ export function takeEnv(name: string): string | undefined {
  * How to run this same program again: the compiled binary itself, or the runtime (by a full
  * path, never by name: it need not be on PATH) with the entry module and the program's flags.
  */
-export function selfCommand(): string[] {
-  const main = Deno.mainModule;
+export function selfCommand(main: string = Deno.mainModule): string[] {
   const exec = Deno.execPath();
   if (!main.startsWith("file:") || main.endsWith("/terminus")) return [exec];
   const runtime = runtimePath();

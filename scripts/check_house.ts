@@ -16,7 +16,7 @@
  */
 import { dirname, join, relative, resolve } from "node:path";
 
-const SOURCE = ["mod.ts", "io.ts", "commands", "core", "hooks", "mcp"];
+const SOURCE = ["mod.ts", "hook.ts", "deliver.ts", "io.ts", "commands", "core", "hooks", "mcp"];
 
 function sourceFiles(ROOT: string): string[] {
   const out: string[] = [];

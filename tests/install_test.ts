@@ -14,6 +14,7 @@ import {
   diffSnapshots,
   install,
   installBundled,
+  linkOf,
   mcpEntry,
   runLink as runInstalled,
   settle,
@@ -24,7 +25,19 @@ import {
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { launcherText } from "../core/setup/bundle.ts";
+import { SOURCE_DIRS, SOURCE_FILES } from "../core/setup/source.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
+import {
+  additionalContext,
+  ALPHA,
+  daysAgo,
+  hook,
+  promptPayload,
+  Session,
+  settleDetached,
+  sid,
+  startPayload,
+} from "./inject_helpers.ts";
 import {
   BACKFILL_SEMI_SPACE_MIB,
   BUILD_MARKER,
@@ -480,9 +493,7 @@ Deno.test({
     await using sb = await setupBox();
     const clone = join(sb.dir, "clone");
     await Deno.mkdir(clone);
-    for (
-      const p of ["mod.ts", "io.ts", "deno.json", "deno.lock", "commands", "core", "hooks", "mcp"]
-    ) {
+    for (const p of [...SOURCE_FILES, ...SOURCE_DIRS]) {
       const c = await new Deno.Command("cp", { args: ["-R", join(REPO_DIR, p), join(clone, p)] })
         .output();
       assert.ok(c.success);
@@ -798,5 +809,57 @@ Deno.test({
     const again = await runLink(["ingest"]);
     assert.equal(again.code, 0, again.err);
     assert.match(await notes(), /derive worker stopped/);
+  },
+});
+
+Deno.test({
+  name:
+    "an installed copy answers a hook from the hook's own bundle, and the pass it starts runs the program",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox("none");
+    const copy = await installBundled(sb);
+    const entry = join(copy, "hook.js");
+    assert.ok(await exists(entry));
+    const link = linkOf(sb);
+    const viaLink = (event: string, stdin: Record<string, unknown>, extra: string[] = []) =>
+      hook(sb, [event], { stdin, argv: () => [link, "hook", event, ...extra] });
+
+    const s = new Session(sid(0x4e0), ALPHA, daysAgo(1));
+    s.user("why does the widget factory leak?");
+    s.read(`${ALPHA}/src/widget_factory.py`, "class WidgetFactory: pass");
+    s.assistant("It keeps every widget it made.");
+    await s.write(sb);
+    // a session's start always starts a pass: the one the hook's entry starts archives it
+    const start = await viaLink("SessionStart", startPayload(sid(0x4e1), ALPHA));
+    assert.equal(start.code, 0, start.err);
+    await settleDetached(sb);
+    const listed = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
+    assert.match(listed.out, new RegExp(sid(0x4e0)), listed.out + listed.err);
+
+    const ask = (n: number) =>
+      viaLink(
+        "UserPromptSubmit",
+        promptPayload(sid(n), ALPHA, "what is in src/widget_factory.py?"),
+      );
+    const answered = await ask(0x4e2);
+    assert.match(additionalContext(answered, "UserPromptSubmit") ?? "", /widget_factory\.py/);
+
+    // the launcher sends Claude Code's form to hook.js and anything else to mod.js
+    await Deno.rename(entry, `${entry}.real`);
+    await Deno.writeTextFile(entry, 'console.log("the hook entry ran");\n');
+    assert.equal((await viaLink("SessionEnd", {})).out, "the hook entry ran\n");
+    const help = await viaLink("SessionEnd", {}, ["--help"]);
+    assert.doesNotMatch(help.out, /the hook entry ran/);
+    assert.match(help.out, /terminus hook/);
+    // without hook.js the program answers the hook itself, the same way
+    await Deno.remove(entry);
+    const again = await ask(0x4e3);
+    assert.equal(
+      additionalContext(again, "UserPromptSubmit"),
+      additionalContext(answered, "UserPromptSubmit"),
+    );
+    await settleDetached(sb);
   },
 });

@@ -11,12 +11,17 @@ import {
 } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
 import { heapFlag, permissionFlags, runtimePath } from "../context.ts";
-import { shellWord } from "./locations.ts";
+import { SETUP_HOOK_EVENTS, shellWord } from "./locations.ts";
 import { FILE_MODE, makeDirs } from "./modes.ts";
 import { type SourceLayout, type SourcePlan, walkFiles } from "./source.ts";
 
 /** The bundle's entry, beside mod.ts in the copy; its presence is what says the copy is bundled. */
 export const BUNDLE_ENTRY = "mod.js";
+/**
+ * The hook's entry (hook.ts), bundled alone into one file beside mod.js: the launcher runs it
+ * for `hook <event>` while it is there.
+ */
+export const HOOK_ENTRY = "hook.js";
 /** The derive worker's entry, bundled at its source path (core/ingest/deriver.ts looks there). */
 const WORKER_SOURCE = "core/ingest/derive_worker.ts";
 
@@ -56,39 +61,24 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
   }
   const out = join(dir, ".bundle");
   try {
-    const r = new Deno.Command(runtimePath(), {
-      args: [
-        "bundle",
-        "--quiet",
-        "--frozen",
-        "--config",
-        join(dir, "deno.json"),
-        "--platform",
-        "deno",
-        "--code-splitting",
-        "--outdir",
-        out,
-        join(dir, "mod.ts"),
-        join(dir, WORKER_SOURCE),
-      ],
-      env: {
-        DENO_DIR: plan.cache,
-        DENO_NO_UPDATE_CHECK: "1",
-        NPM_CONFIG_REGISTRY: plan.registry.url,
-        NO_COLOR: "1",
-      },
-      stdin: "null",
-      stdout: "null",
-      stderr: "piped",
-    }).outputSync();
+    const r = bundleRun(plan, dir, [
+      "--code-splitting",
+      "--outdir",
+      out,
+      join(dir, "mod.ts"),
+      join(dir, WORKER_SOURCE),
+    ]);
     const worker = WORKER_SOURCE.replace(/\.ts$/, ".js");
     if (r.code !== 0 || !isFile(join(out, BUNDLE_ENTRY)) || !isFile(join(out, worker))) {
-      const why = new TextDecoder().decode(r.stderr).trim();
-      return `deno bundle failed: ${why.split("\n")[0] || `exit ${r.code}`}`;
+      return bundleFailed(r);
     }
+    // the hook's own file: everything it loads in one, no chunk shared with the rest
+    const h = bundleRun(plan, dir, ["--output", join(out, HOOK_ENTRY), join(dir, "hook.ts")]);
+    if (h.code !== 0 || !isFile(join(out, HOOK_ENTRY))) return bundleFailed(h);
     const moved: string[] = [];
     walkFiles(out, ".", moved);
-    // the entry goes last: until it is there, the copy is the plain source copy
+    // the entry goes last: until it is there, the copy is the plain source copy (and the
+    // launcher written for a bundled copy is written only after)
     moved.sort((a, b) =>
       (a.endsWith(`/${BUNDLE_ENTRY}`) ? 1 : 0) - (b.endsWith(`/${BUNDLE_ENTRY}`) ? 1 : 0)
     );
@@ -105,6 +95,36 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
       Deno.removeSync(out, { recursive: true });
     } catch { /* never made */ }
   }
+}
+
+/** `deno bundle` over the copy in `dir`, offline, with the copy's config and lock. */
+function bundleRun(plan: SourcePlan, dir: string, args: string[]): Deno.CommandOutput {
+  return new Deno.Command(runtimePath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--frozen",
+      "--config",
+      join(dir, "deno.json"),
+      "--platform",
+      "deno",
+    ]
+      .concat(args),
+    env: {
+      DENO_DIR: plan.cache,
+      DENO_NO_UPDATE_CHECK: "1",
+      NPM_CONFIG_REGISTRY: plan.registry.url,
+      NO_COLOR: "1",
+    },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).outputSync();
+}
+
+function bundleFailed(r: Deno.CommandOutput): string {
+  const why = new TextDecoder().decode(r.stderr).trim();
+  return `deno bundle failed: ${why.split("\n")[0] || `exit ${r.code}`}`;
 }
 
 function isFile(p: string): boolean {
@@ -124,15 +144,24 @@ const RUNTIME_WORD = "\0runtime\0";
  */
 export function launcherText(deno: string, layout: SourceLayout, registry: string): string {
   const every = heapFlag();
-  const argv = installedArgv(RUNTIME_WORD, layout.sourceDir).map((a) =>
-    a === RUNTIME_WORD
-      ? '"$deno"'
-      : a.endsWith(RUNTIME_WORD)
-      ? `${shellWord(a.slice(0, -RUNTIME_WORD.length))}"$deno"`
-      : a === every
-      ? '"$heap"'
-      : shellWord(a)
-  ).join(" ");
+  const words = (argv: string[]) =>
+    argv.map((a) =>
+      a === RUNTIME_WORD
+        ? '"$deno"'
+        : a.endsWith(RUNTIME_WORD)
+        ? `${shellWord(a.slice(0, -RUNTIME_WORD.length))}"$deno"`
+        : a === every
+        ? '"$heap"'
+        : shellWord(a)
+    ).join(" ");
+  const argv = words(installedArgv(RUNTIME_WORD, layout.sourceDir));
+  const hook = hookArgv(RUNTIME_WORD, layout.sourceDir);
+  // Claude Code's one form of a hook goes to the hook's own file while it is there
+  const hookLine = hook === null ? [] : [
+    `case "$1:$2:$#" in ${SETUP_HOOK_EVENTS.map((e) => `hook:${e}:2`).join("|")}) [ -f ${
+      shellWord(hook.at(-1)!)
+    } ] && exec ${words(hook)} "$@" ;; esac`,
+  ];
   const missing =
     `terminus: no Deno runtime: ${deno} (where it was at install) is gone and no deno is on PATH; put Deno ${Deno.version.deno} on PATH, then run terminus again`;
   return [
@@ -157,6 +186,7 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     `case "$1" in backfill) heap=${shellWord(heapFlag(BACKFILL_SEMI_SPACE_MIB))} ;; *) heap=${
       shellWord(every)
     } ;; esac`,
+    ...hookLine,
     `exec ${argv} "$@"`,
     "",
   ].join("\n");
@@ -179,6 +209,12 @@ export function launcherNames(text: string): { deno: string; main: string } | nu
     w.endsWith("/mod.ts") || w.endsWith(`/${BUNDLE_ENTRY}`)
   );
   return deno && main ? { deno, main } : null;
+}
+
+/** The argv that runs a bundled copy's hook entry, or null for a copy without one. */
+export function hookArgv(deno: string, sourceDir: string): string[] | null {
+  if (!bundled(sourceDir) || !isFile(join(sourceDir, HOOK_ENTRY))) return null;
+  return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, HOOK_ENTRY)];
 }
 
 /**
