@@ -8,7 +8,9 @@
  * `session_meta_project_recency` hands the brief a project's newest session from the index's
  * end instead of sorting every session of the project, and its totals from the index alone.
  * `session_meta_pre_worktree` lets scope find a folder's project by its path (a few looks, not a
- * walk of every session). Created on a pass's first
+ * walk of every session). `session_meta_seen` and `watermarks_seen` hold the few columns of
+ * those wide rows that a pass reads of every session before its walk (seen.ts), so that read
+ * touches some forty pages rather than some seven hundred. Created on a pass's first
  * use (IF NOT EXISTS), so a store from an earlier build needs no migration and no version.
  */
 import type { Db } from "./db.ts";

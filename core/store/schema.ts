@@ -255,6 +255,9 @@ CREATE INDEX IF NOT EXISTS session_meta_project_recency
   ON session_meta(project, last_turn_at, session_no, turn_count);
 CREATE INDEX IF NOT EXISTS session_meta_pre_worktree ON session_meta(project_pre_worktree, project)
   WHERE project_pre_worktree IS NOT NULL;
+CREATE INDEX IF NOT EXISTS session_meta_seen
+  ON session_meta(session_no, is_evicted, transcript_diverged, uncompressed_len);
+CREATE INDEX IF NOT EXISTS watermarks_seen ON watermarks(session_no, offset, stream_len);
 `;
 
 /** What the pass last saw of each transcript file; made on its first use. */

@@ -29,16 +29,22 @@ export const SEEN_DIVERGED = 2;
 /** Recovery's first look (lineage.ts CANDIDATES_SQL) would pick this session's watermark. */
 export const SEEN_RECOVER = 4;
 
-const seenSql = (project: string) => `
+/**
+ * Named, the narrow indexes (pass_indexes.ts) stand in for the wide rows: SQLite would look each
+ * session up by its rowid in the table. The project is not in them, so a read that needs it
+ * reads session_meta's rows.
+ */
+const seenSql = (project: string, meta: string) => `
 SELECT s.session_key, s.session_no, w.offset,
        COALESCE(m.is_evicted, 0) + (COALESCE(m.transcript_diverged, 0) << 1) +
        ((w.session_no IS NOT NULL AND COALESCE(m.is_evicted, 0) = 0 AND
          COALESCE(m.uncompressed_len, 0) != w.stream_len) << 2),
        ${project}, t.offset, t.size, t.mtime_ms
-FROM sessions s LEFT JOIN session_meta m USING (session_no)
-  LEFT JOIN watermarks w USING (session_no) LEFT JOIN file_tails t USING (session_no)`;
-const SEEN_WITH_PROJECT = seenSql("m.project");
-const SEEN_SQL = seenSql("NULL");
+FROM sessions s LEFT JOIN session_meta m ${meta} USING (session_no)
+  LEFT JOIN watermarks w INDEXED BY watermarks_seen USING (session_no)
+  LEFT JOIN file_tails t USING (session_no)`;
+const SEEN_WITH_PROJECT = seenSql("m.project", "");
+const SEEN_SQL = seenSql("NULL", "INDEXED BY session_meta_seen");
 
 export interface Seen {
   rows: Map<string, SeenRow>;
@@ -47,7 +53,8 @@ export interface Seen {
 }
 
 /**
- * Every session as the pass last saw it, keyed by session_key. Needs file_tails (ensureTails).
+ * Every session as the pass last saw it, keyed by session_key. Needs file_tails (ensureTails)
+ * and the pass's indexes (ensurePassIndexes).
  * The project is read only `withProject` (some project is excluded): it is the row's longest
  * value, and without an exclude nothing asks for it.
  */
