@@ -72,9 +72,15 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
     if (r.code !== 0 || !isFile(join(out, BUNDLE_ENTRY)) || !isFile(join(out, worker))) {
       return bundleFailed(r);
     }
-    // the hook's own file: everything it loads in one, no chunk shared with the rest
+    // The hook's own file: everything it loads in one, no chunk shared with the rest. Only a
+    // saving: without it the launcher runs hooks through mod.js, so a failure here drops the
+    // file, not the bundle.
     const h = bundleRun(plan, dir, ["--output", join(out, HOOK_ENTRY), join(dir, "hook.ts")]);
-    if (h.code !== 0 || !isFile(join(out, HOOK_ENTRY))) return bundleFailed(h);
+    if (h.code !== 0) {
+      try {
+        Deno.removeSync(join(out, HOOK_ENTRY), { recursive: true });
+      } catch { /* never written */ }
+    }
     const moved: string[] = [];
     walkFiles(out, ".", moved);
     // the entry goes last: until it is there, the copy is the plain source copy (and the
