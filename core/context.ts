@@ -129,9 +129,25 @@ export function runtimePath(): string {
  */
 export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 
-/** The runtime flag that sizes V8's heap, with a young generation of `semiSpaceMib` per semi-space. */
-export function heapFlag(semiSpaceMib = SEMI_SPACE_MIB): string {
-  return `--v8-flags=--min-semi-space-size=${semiSpaceMib},--max-semi-space-size=${semiSpaceMib},--heap-growing-percent=${HEAP_GROWING_PERCENT}`;
+/**
+ * V8 compiles every function of a module when it compiles the module, not on its first call.
+ * The runtime keeps a module's compiled code (its code cache) as compiled before it ran, so
+ * lazily compiled functions were compiled again on every start: a hook, a search and a pass
+ * each call hundreds of them. Eager, they come from the cache. Every start of the installed
+ * program must carry the same V8 flags, or each one rejects the others' cache
+ * (docs/design/performance.md, "Eager compilation").
+ */
+export const EAGER_COMPILE_V8_FLAG = "--no-lazy";
+
+/**
+ * The runtime flag that sizes V8's heap, with a young generation of `semiSpaceMib` per
+ * semi-space, and compiles eagerly unless `eager` is false (a compiled binary, whose code has
+ * no cache to come from).
+ */
+export function heapFlag(semiSpaceMib = SEMI_SPACE_MIB, eager = true): string {
+  return `--v8-flags=--min-semi-space-size=${semiSpaceMib},--max-semi-space-size=${semiSpaceMib},--heap-growing-percent=${HEAP_GROWING_PERCENT}${
+    eager ? `,${EAGER_COMPILE_V8_FLAG}` : ""
+  }`;
 }
 
 /**
@@ -178,9 +194,16 @@ export const PERMISSION_FLAGS = permissionFlags();
  * A compiled binary's permissions. It starts itself for the detached pass, from wherever it
  * was installed — a path not known when it is compiled, and an allow-list entry is fixed then
  * — so it may run programs without a list. Its heap flag is the backfill's: the one set of
- * flags serves every command it runs, its backfill's worker among them. Everything else is as
- * above: still no network, no FFI, never every permission.
+ * flags serves every command it runs, its backfill's worker among them; it compiles lazily, as
+ * its code has no cache to come from. Everything else is as above: still no network, no FFI,
+ * never every permission.
  */
 export const COMPILED_PERMISSION_FLAGS = permissionFlags("deno", BACKFILL_SEMI_SPACE_MIB)
   .filter((f) => f !== LAZY_IMPORTS_FLAG)
-  .map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);
+  .map((f) =>
+    f.startsWith("--allow-run=")
+      ? "--allow-run"
+      : f === heapFlag(BACKFILL_SEMI_SPACE_MIB)
+      ? heapFlag(BACKFILL_SEMI_SPACE_MIB, false)
+      : f
+  );

@@ -50,6 +50,7 @@ import {
 import {
   backfillWorkArgv,
   COMPILED_PERMISSION_FLAGS,
+  EAGER_COMPILE_V8_FLAG,
   heapFlag,
   permissionFlags,
 } from "../core/context.ts";
@@ -683,6 +684,10 @@ Deno.test("the launcher runs the backfill with its own young generation, every o
     assert.equal(await run(["search", "backfill"]), `${heapFlag(SEMI_SPACE_MIB)}\n`);
     assert.equal(await run(["backfill", "--work"]), `${heapFlag(BACKFILL_SEMI_SPACE_MIB)}\n`);
     assert.notEqual(SEMI_SPACE_MIB, BACKFILL_SEMI_SPACE_MIB);
+    // every start compiles eagerly, so each finds the code cache the others left
+    for (const argv of [["ingest"], ["hook", "UserPromptSubmit"], ["backfill", "--work"]]) {
+      assert.match(await run(argv), new RegExp(`,${EAGER_COMPILE_V8_FLAG}\n$`));
+    }
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -701,7 +706,9 @@ Deno.test("the backfill's worker is started with the backfill's young generation
     "backfill",
     "--work",
   ]);
-  assert.ok(COMPILED_PERMISSION_FLAGS.includes(heapFlag(BACKFILL_SEMI_SPACE_MIB)));
+  // eager compilation needs a code cache, which a compiled binary's code does not come from
+  assert.ok(COMPILED_PERMISSION_FLAGS.includes(heapFlag(BACKFILL_SEMI_SPACE_MIB, false)));
+  assert.ok(!COMPILED_PERMISSION_FLAGS.some((f) => f.includes(EAGER_COMPILE_V8_FLAG)));
 });
 
 Deno.test("the launcher runs the recorded runtime, else the deno on PATH, else names both and exits 1", async () => {
