@@ -1,6 +1,7 @@
 /**
  * SIGKILL over the commands that rewrite the store or move it: reindex, compact,
- * observations regenerate and data move, each killed at 10 points spread over a measured run.
+ * observations regenerate, data move, and the first pass over a store from a build before the
+ * pass's indexes, each killed at 10 points spread over a measured run.
  * After each kill, and again after one rerun: verify is clean, every exported stream is
  * sha256-equal to its transcript, the turn rows number what a clean ingest wrote, and search
  * and the observations answer exactly as before. Nothing asserts on time; the kill points are
@@ -20,6 +21,7 @@ import {
   type Sandbox,
   sandbox,
 } from "./helpers.ts";
+import { PASS_INDEXES_DDL } from "../core/store/schema.ts";
 
 const POINTS = 10;
 const QUERIES = [["retry", "budget"], ["watermark"], ["cargo", "test"]];
@@ -131,9 +133,29 @@ interface Case {
   make: (point: string) => Promise<void>;
   /** The rerun after a kill may be refused for a good reason (the move already happened). */
   rerunMayRefuse?: RegExp;
+  /** What the rerun must have left besides the same answers. */
+  check?: (point: string) => void;
+  /** What a kill left, for the report line (where in the run the kill landed). */
+  left?: (point: string) => string;
 }
 
-Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate and data move loses nothing and changes no answer", async (t) => {
+/** The indexes a pass makes on first use (IF NOT EXISTS), by name. */
+const PASS_INDEXES = [...PASS_INDEXES_DDL.matchAll(/CREATE INDEX IF NOT EXISTS (\w+)/g)].map((m) =>
+  m[1]
+);
+
+function indexNames(store: string): string[] {
+  const db = new DatabaseSync(store, { readOnly: true });
+  try {
+    return (db.prepare("SELECT name FROM sqlite_master WHERE type = 'index'").all() as {
+      name: string;
+    }[]).map((r) => r.name);
+  } finally {
+    db.close();
+  }
+}
+
+Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate, data move and a first pass making its indexes loses nothing and changes no answer", async (t) => {
   await using sb = await sandbox();
   const tree = await bigTree(sb.claude, { files: 36, totalBytes: 14_000_000, seed: 20261201 });
   const clean = join(sb.dir, "clean");
@@ -177,6 +199,32 @@ Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate and
     storeCase("compact", ["compact"]),
     storeCase("observations regenerate", ["observations", "regenerate"]),
     {
+      // a store an earlier build wrote, before the pass's indexes: its first pass makes them
+      ...storeCase("ingest making the pass's indexes", ["ingest"]),
+      make: async (p) => {
+        await copyDir(clean, dataOf(p));
+        const db = new DatabaseSync(join(dataOf(p), "terminus.db"));
+        try {
+          for (const name of PASS_INDEXES) db.exec(`DROP INDEX ${name}`);
+          db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+        } finally {
+          db.close();
+        }
+        assert.deepEqual(
+          indexNames(join(dataOf(p), "terminus.db")).filter((n) => PASS_INDEXES.includes(n)),
+          [],
+        );
+      },
+      left: (p) => {
+        const have = indexNames(join(dataOf(p), "terminus.db"));
+        return `${PASS_INDEXES.filter((n) => have.includes(n)).length}/${PASS_INDEXES.length} made`;
+      },
+      check: (p) => {
+        const have = indexNames(join(dataOf(p), "terminus.db"));
+        assert.deepEqual(PASS_INDEXES.filter((n) => !have.includes(n)), [], "every index made");
+      },
+    },
+    {
       name: "data move",
       args: (p) => ["data", "move", join(p, "moved"), "-y"],
       opts: moveOpts,
@@ -209,7 +257,7 @@ Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate and
         const delay = Math.round(delays[i]);
         const k = await killAfter(sb, c.args(p), c.opts(p), delay);
         if (k) killed++;
-        report.push(`${delay}:${k ? "killed" : "finished"}`);
+        report.push(`${delay}:${k ? "killed" : "finished"}${c.left ? ` (${c.left(p)})` : ""}`);
         await assertWhole(sb, tree, want, c.opts(p), `${c.name} killed at ${delay} ms`);
         const again = await runCli(sb, c.args(p), c.opts(p));
         if (again.code !== 0) {
@@ -219,6 +267,7 @@ Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate and
           );
         }
         await assertWhole(sb, tree, want, c.opts(p), `${c.name} rerun after a kill at ${delay} ms`);
+        c.check?.(p);
         await Deno.remove(p, { recursive: true });
         // a kill test whose kills all missed proves nothing: aim earlier again
         if (i === POINTS - 1 && killed < 3) {
