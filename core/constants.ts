@@ -140,6 +140,12 @@ export const TIER_READ_CAP = 2_000;
 /** Search: the sessions holding every word that are scored by BM25 (the best by idf first). */
 export const TIER_SESSIONS_SCORED = 20;
 /**
+ * Search: a word at least this share of the scope's sessions hold tells no session apart, so a
+ * session lacking it still counts as holding every word (`why`, `did`, `we` of a question);
+ * chosen by the quality bench's questions (docs/design/search.md, "Words half the sessions say").
+ */
+export const TIER_EXCUSE_SHARE = 0.5;
+/**
  * Search: what each held word's idf adds to a turn holding any of the words, beside its BM25
  * (chosen by the quality bench's questions: 0 / 0.5 / 1 / 2, docs/design/search.md).
  */

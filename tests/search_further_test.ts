@@ -209,6 +209,71 @@ Deno.test("search: the spec's answer comes first and in the same order; sessions
   assert.match(env.reason ?? "", /only 1 turn\(s\) hold every word/);
 });
 
+Deno.test("search: words most sessions say are not required of a session; one word that tells sessions apart is", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const at = { cwd: alpha };
+  const session = (n: number, day: number) =>
+    new Transcript({
+      sessionId: `${String(n).repeat(8)}-0000-4000-8000-00000000000${n}`,
+      cwd: alpha,
+      start: `2026-04-0${day}T10:00:00.000Z`,
+    });
+  // the session the question means: its commit line holds the rare words, and it never says
+  // "did" or "we", which five of the eight sessions do
+  const target = session(1, 1);
+  target.user("make the loader faster");
+  const commit = target.toolUse("Bash", {
+    command: 'git commit -m "quokka loader reads zebra tiles"',
+  });
+  const result = target.toolResult("[main 1a2b3c4] quokka loader reads zebra tiles");
+  await put(w, target);
+  // it says every word, scattered over long turns
+  const scattered = session(2, 2);
+  scattered.user(
+    "did we ever look at the tile cache, the renderer, the fonts and the build flags?",
+  );
+  scattered.assistant(
+    "The quokka module came up once while we were reading the renderer, the fonts, the build " +
+      "flags, the cache layout, the shader list and the tests that cover the tile paths.",
+  );
+  scattered.assistant(
+    "Separately, a zebra pattern shows in the debug overlay when the cache, the fonts, the " +
+      "renderer, the shader list and the build flags all change in the same run of the tests.",
+  );
+  await put(w, scattered);
+  // the common words alone, and sessions about something else
+  for (let n = 3; n <= 8; n++) {
+    const t = session(n, n);
+    if (n <= 6) {
+      t.user("did we push the release notes?");
+      t.assistant("we did, yesterday");
+    } else {
+      t.user("bump the version");
+      t.assistant("bumped to 1.4.2");
+    }
+    await put(w, t);
+  }
+  await ingest(w);
+  const id = w.ids();
+
+  const q = ["search", "did", "we", "quokka", "zebra"];
+  assert.equal(hitsOf(await w.json([...q, "--strict"], at)).length, 0, "no turn holds them all");
+  const hits = marked(hitsOf(await w.json(q, at)));
+  const sessions = hits.filter((h) => h.match === "all_words_session");
+  // the target lacks only words five sessions of eight say: it holds every word that tells
+  // sessions apart, so it is among the sessions, shown by its commit, before any turn that
+  // holds only some of the words
+  const mine = sessions.find((h) => h.session_key.startsWith("11111111"));
+  assert.ok(mine, `the target among the sessions: ${JSON.stringify(hits.map((h) => h.match))}`);
+  assert.ok([id.get(commit), id.get(result)].includes(mine.turn_id), "shown by the commit");
+  assert.ok(sessions.some((h) => h.session_key.startsWith("22222222")), "and the one saying all");
+  const firstAny = hits.findIndex((h) => h.match === "any_word");
+  assert.ok(firstAny === -1 || hits.indexOf(mine) < firstAny);
+  // a session holding only the words most sessions say is not one that holds every word
+  assert.ok(!sessions.some((h) => /^[3-8]{8}/.test(h.session_key)));
+});
+
 Deno.test("search: a definition ranks above 20 newer mentions", async () => {
   await using w = await world();
   const alpha = w.dir("alpha");

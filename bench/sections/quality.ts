@@ -28,7 +28,8 @@
  * core/recall/rank.ts are the grid's choice and a change to them can be judged here; and the
  * asked queries answered in process (`queryHits` again, the search `terminus search` runs)
  * under the further answers' settings: when sessions join a short first answer
- * (TIER_SESSION_BELOW) and what a definition adds (DEFINITION_BONUS).
+ * (TIER_SESSION_BELOW), what a definition adds (DEFINITION_BONUS), and the share of sessions
+ * holding a word past which a session may lack it (TIER_EXCUSE_SHARE).
  */
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
@@ -56,7 +57,7 @@ import {
   PHRASE_BONUS,
   queryHits,
 } from "../../core/recall/search.ts";
-import { DEFINITION_BONUS, TIER_SESSION_BELOW } from "../../core/constants.ts";
+import { DEFINITION_BONUS, TIER_EXCUSE_SHARE, TIER_SESSION_BELOW } from "../../core/constants.ts";
 import { installed } from "../lib/installed.ts";
 import { runTimed } from "../lib/proc.ts";
 import { fileSize, withStore } from "../lib/store.ts";
@@ -109,6 +110,8 @@ const FILE_SYSTEMS = new Set<System>(["grep, every word", "grep -rl by count"]);
 /** The further answers' settings the in-process grid tries. */
 const BELOW_GRID = [1, 3, 5, 10];
 const DEFINITION_GRID = [0, 3, 10, 20];
+/** Shares of the scope's sessions at which a word is excused (1: only one every session says). */
+const EXCUSE_GRID = [0.25, 0.5, 1];
 
 /** A query of either set, with the sessions counted as right. */
 interface Item {
@@ -446,16 +449,30 @@ function furtherGrid(
   c: CorpusRun,
 ): { label: string; byKind: Record<string, Score & { n: number }>; ms: number }[] {
   const out: { label: string; byKind: Record<string, Score & { n: number }>; ms: number }[] = [];
-  const settings: { label: string; sessionBelow: number; definitionBonus: number }[] = [
+  const settings: {
+    label: string;
+    sessionBelow: number;
+    definitionBonus: number;
+    excuseShare: number;
+  }[] = [
     ...BELOW_GRID.map((b) => ({
       label: `sessions below ${b}, definition ${DEFINITION_BONUS}`,
       sessionBelow: b,
       definitionBonus: DEFINITION_BONUS,
+      excuseShare: TIER_EXCUSE_SHARE,
     })),
     ...DEFINITION_GRID.filter((d) => d !== DEFINITION_BONUS).map((d) => ({
       label: `sessions below ${TIER_SESSION_BELOW}, definition ${d}`,
       sessionBelow: TIER_SESSION_BELOW,
       definitionBonus: d,
+      excuseShare: TIER_EXCUSE_SHARE,
+    })),
+    ...EXCUSE_GRID.filter((e) => e !== TIER_EXCUSE_SHARE).map((e) => ({
+      label:
+        `sessions below ${TIER_SESSION_BELOW}, definition ${DEFINITION_BONUS}, excused at ${e}`,
+      sessionBelow: TIER_SESSION_BELOW,
+      definitionBonus: DEFINITION_BONUS,
+      excuseShare: e,
     })),
   ];
   withStore(c.store, (db) => {
@@ -465,6 +482,7 @@ function furtherGrid(
         const hits = queryHits(db, it.q, TOP, {
           sessionBelow: st.sessionBelow,
           definitionBonus: st.definitionBonus,
+          excuseShare: st.excuseShare,
         });
         return scoreOne(it, { sessions: hits.map((h) => h.session_key), uuids: [] }, false);
       });
@@ -635,7 +653,7 @@ export const section: Section = {
     }
     for (const f of further) {
       lines.push(
-        `Further answers' settings, in process, ${f.name} (session hit@5 / MRR; build: sessions below ${TIER_SESSION_BELOW}, definition ${DEFINITION_BONUS}):`,
+        `Further answers' settings, in process, ${f.name} (session hit@5 / MRR; build: sessions below ${TIER_SESSION_BELOW}, definition ${DEFINITION_BONUS}, words excused at ${TIER_EXCUSE_SHARE} of the sessions):`,
         "| setting | not verbatim | question | name-context | symbol | known items | ms, all queries |",
         "| --- | --- | --- | --- | --- | --- | --- |",
         ...f.grid.map((g) => {

@@ -20,12 +20,14 @@ import {
   clauseScoresIn,
   type ClauseTurns,
   clauseTurns,
+  sessionsBetween,
 } from "../store/further_reads.ts";
 import { totalTurns } from "../store/entities_sql.ts";
 import { ftsKeepsPositions } from "../store/fts_pages.ts";
 import {
   TIER_ANY_HELD_WEIGHT,
   TIER_ANY_POOL,
+  TIER_EXCUSE_SHARE,
   TIER_READ_CAP,
   TIER_SESSION_TURNS,
   TIER_SESSIONS_SCORED,
@@ -47,6 +49,11 @@ export interface WordReads {
    * index's pages), so BM25, whose idf walks that whole doclist, is not asked for it.
    */
   common: boolean[];
+  /**
+   * Per clause: read, but held by at least TIER_EXCUSE_SHARE of the scope's sessions, so not
+   * required of a session (it tells none apart); it still scores where it is held.
+   */
+  excused: boolean[];
 }
 
 const sessionOf = (id: number) => Math.floor(id / TURN_SEQ_SPAN);
@@ -67,12 +74,35 @@ export function readWords(db: Db, a: SearchArgs): WordReads | null {
   const idf = reads.map((r) => Math.log(1 + n / Math.max(1, r.rows)));
   const commonSet = commonClauses(db, clauses, a.common ?? COMMON_RULE);
   const common = clauses.map((_, i) => commonSet.has(i));
-  return { clauses, reads, sessions, idf, common };
+  const share = a.excuseShare ?? TIER_EXCUSE_SHARE;
+  // counted only when some word is held by enough sessions to need the comparison
+  let inScope = -1;
+  const excused = reads.map((r, i) => {
+    if (r.frequent || sessions[i].size === 0) return false;
+    if (inScope < 0) inScope = sessionsBetween(db, range.lo, range.hi);
+    return sessions[i].size >= share * inScope;
+  });
+  return { clauses, reads, sessions, idf, common, excused };
 }
 
 /** Whether session `s` holds clause `i`: a turn of it does, or the word is frequent. */
 function holds(r: WordReads, i: number, s: number): boolean {
   return r.reads[i].frequent || r.sessions[i].has(s);
+}
+
+/**
+ * Whether `s` counts as holding every word: it holds each, or lacks only excused ones while it
+ * holds a word that tells sessions apart (so words every session may lack never make one).
+ */
+function holdsEvery(r: WordReads, s: number): boolean {
+  let lacks = false;
+  let apart = false;
+  for (let i = 0; i < r.clauses.length; i++) {
+    if (holds(r, i, s)) apart ||= !r.reads[i].frequent && !r.excused[i];
+    else if (r.excused[i]) lacks = true;
+    else return false;
+  }
+  return !lacks || apart;
 }
 
 /**
@@ -100,13 +130,12 @@ export function sessionHits(
   for (const m of r.sessions) for (const s of m.keys()) if (!skip.has(s)) seen.add(s);
   const holding: { s: number; v: number }[] = [];
   for (const s of seen) {
+    if (!holdsEvery(r, s)) continue;
     let v = 0;
-    let all = true;
-    for (let i = 0; i < k && all; i++) {
-      if (!holds(r, i, s)) all = false;
-      else v += r.idf[i] * (1 + Math.log(r.sessions[i].get(s) ?? 1));
+    for (let i = 0; i < k; i++) {
+      if (holds(r, i, s)) v += r.idf[i] * (1 + Math.log(r.sessions[i].get(s) ?? 1));
     }
-    if (all) holding.push({ s, v });
+    holding.push({ s, v });
   }
   if (!holding.length) return [];
   holding.sort((x, y) => y.v - x.v || y.s - x.s);

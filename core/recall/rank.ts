@@ -99,6 +99,11 @@ export interface SearchArgs {
    * Greps it, edits the file defining it); DEFINITION_BONUS by default.
    */
   definitionBonus?: number;
+  /**
+   * A word at least this share of the scope's sessions hold is not required of a session in
+   * the further answers; TIER_EXCUSE_SHARE by default (the quality bench tries others).
+   */
+  excuseShare?: number;
 }
 
 /** `ln(1 + N/df)` per (kind, value), each looked up once; N is read only when first needed. */

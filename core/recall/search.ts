@@ -123,7 +123,10 @@ export function answerHits(db: Db, a: Args & FurtherArgs): { hits: Hit[]; furthe
 /** What the quality benches vary; each one left out is the build's. */
 export type SearchTuning =
   & FurtherArgs
-  & Pick<SearchArgs, "weights" | "phraseBonus" | "common" | "reads" | "definitionBonus">;
+  & Pick<
+    SearchArgs,
+    "weights" | "phraseBonus" | "common" | "reads" | "definitionBonus" | "excuseShare"
+  >;
 
 /**
  * A query as typed, over every project, ranked as `terminus search` ranks it, no excerpts cut:

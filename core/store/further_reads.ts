@@ -16,6 +16,15 @@ import {
   walkUp,
 } from "./search_candidates.ts";
 
+/** The sessions whose turns lie between two turn ids: those a clause's read may find. */
+export function sessionsBetween(db: Db, lo: number, hi: number): number {
+  const [n] = cachedArrays(
+    db,
+    "SELECT count(*) FROM sessions WHERE session_no >= ? AND session_no <= ?",
+  ).get(Math.floor(lo / TURN_SEQ_SPAN), Math.floor(hi / TURN_SEQ_SPAN)) as unknown as [number];
+  return n;
+}
+
 /** The turns holding one clause in a rowid range, unless it has more than a cap of them. */
 export interface ClauseTurns {
   /** Its rows, in rowid order (none when `frequent`). */
