@@ -140,11 +140,11 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
 export const EAGER_COMPILE_V8_FLAG = "--no-lazy";
 
 /**
- * The runtime flag that sizes V8's heap, with a young generation of `semiSpaceMib` per
- * semi-space, and compiles eagerly unless `eager` is false (a compiled binary, whose code has
- * no cache to come from).
+ * The runtime's V8 flags: the heap, with a young generation of `semiSpaceMib` per semi-space,
+ * and eager compilation unless `eager` is false (a compiled binary, whose code has no cache to
+ * come from).
  */
-export function heapFlag(semiSpaceMib = SEMI_SPACE_MIB, eager = true): string {
+export function v8Flags(semiSpaceMib = SEMI_SPACE_MIB, eager = true): string {
   return `--v8-flags=--min-semi-space-size=${semiSpaceMib},--max-semi-space-size=${semiSpaceMib},--heap-growing-percent=${HEAP_GROWING_PERCENT}${
     eager ? `,${EAGER_COMPILE_V8_FLAG}` : ""
   }`;
@@ -157,9 +157,13 @@ export function heapFlag(semiSpaceMib = SEMI_SPACE_MIB, eager = true): string {
  * process's scheduling priority. The heap sizing and lazy command loading ride along, so every
  * start of the program gets them.
  */
-export function permissionFlags(runtime = "deno", semiSpaceMib = SEMI_SPACE_MIB): string[] {
+export function permissionFlags(
+  runtime = "deno",
+  semiSpaceMib = SEMI_SPACE_MIB,
+  eager = true,
+): string[] {
   return [
-    heapFlag(semiSpaceMib),
+    v8Flags(semiSpaceMib, eager),
     LAZY_IMPORTS_FLAG,
     "--quiet",
     "--no-prompt",
@@ -179,9 +183,9 @@ export function permissionFlags(runtime = "deno", semiSpaceMib = SEMI_SPACE_MIB)
  * (install's) adds `--first`: the worker keeps the normal priority it was started at.
  */
 export function backfillWorkArgv(argv: string[], first = false): string[] {
-  const every = heapFlag();
+  const every = v8Flags();
   return [
-    ...argv.map((a) => a === every ? heapFlag(BACKFILL_SEMI_SPACE_MIB) : a),
+    ...argv.map((a) => a === every ? v8Flags(BACKFILL_SEMI_SPACE_MIB) : a),
     "backfill",
     "--work",
     ...(first ? ["--first"] : []),
@@ -198,12 +202,6 @@ export const PERMISSION_FLAGS = permissionFlags();
  * its code has no cache to come from. Everything else is as above: still no network, no FFI,
  * never every permission.
  */
-export const COMPILED_PERMISSION_FLAGS = permissionFlags("deno", BACKFILL_SEMI_SPACE_MIB)
+export const COMPILED_PERMISSION_FLAGS = permissionFlags("deno", BACKFILL_SEMI_SPACE_MIB, false)
   .filter((f) => f !== LAZY_IMPORTS_FLAG)
-  .map((f) =>
-    f.startsWith("--allow-run=")
-      ? "--allow-run"
-      : f === heapFlag(BACKFILL_SEMI_SPACE_MIB)
-      ? heapFlag(BACKFILL_SEMI_SPACE_MIB, false)
-      : f
-  );
+  .map((f) => f.startsWith("--allow-run=") ? "--allow-run" : f);

@@ -51,8 +51,8 @@ import {
   backfillWorkArgv,
   COMPILED_PERMISSION_FLAGS,
   EAGER_COMPILE_V8_FLAG,
-  heapFlag,
   permissionFlags,
+  v8Flags,
 } from "../core/context.ts";
 
 const real = { ignore: !CLAUDE, sanitizeResources: false, sanitizeOps: false };
@@ -680,9 +680,9 @@ Deno.test("the launcher runs the backfill with its own young generation, every o
       dir,
       'for a in "$@"; do case "$a" in --v8-flags=*) printf "%s\\n" "$a" ;; esac; done',
     );
-    assert.equal(await run(["ingest"]), `${heapFlag(SEMI_SPACE_MIB)}\n`);
-    assert.equal(await run(["search", "backfill"]), `${heapFlag(SEMI_SPACE_MIB)}\n`);
-    assert.equal(await run(["backfill", "--work"]), `${heapFlag(BACKFILL_SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run(["ingest"]), `${v8Flags(SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run(["search", "backfill"]), `${v8Flags(SEMI_SPACE_MIB)}\n`);
+    assert.equal(await run(["backfill", "--work"]), `${v8Flags(BACKFILL_SEMI_SPACE_MIB)}\n`);
     assert.notEqual(SEMI_SPACE_MIB, BACKFILL_SEMI_SPACE_MIB);
     // every start compiles eagerly, so each finds the code cache the others left
     for (const argv of [["ingest"], ["hook", "UserPromptSubmit"], ["backfill", "--work"]]) {
@@ -707,7 +707,7 @@ Deno.test("the backfill's worker is started with the backfill's young generation
     "--work",
   ]);
   // eager compilation needs a code cache, which a compiled binary's code does not come from
-  assert.ok(COMPILED_PERMISSION_FLAGS.includes(heapFlag(BACKFILL_SEMI_SPACE_MIB, false)));
+  assert.ok(COMPILED_PERMISSION_FLAGS.includes(v8Flags(BACKFILL_SEMI_SPACE_MIB, false)));
   assert.ok(!COMPILED_PERMISSION_FLAGS.some((f) => f.includes(EAGER_COMPILE_V8_FLAG)));
 });
 

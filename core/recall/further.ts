@@ -75,7 +75,7 @@ export function readWords(db: Db, a: SearchArgs): WordReads | null {
   const commonSet = commonClauses(db, clauses, a.common ?? COMMON_RULE);
   const common = clauses.map((_, i) => commonSet.has(i));
   const share = a.excuseShare ?? TIER_EXCUSE_SHARE;
-  // counted only when some word is held by enough sessions to need the comparison
+  // the scope's sessions, counted once and only when some word was read
   let inScope = -1;
   const excused = reads.map((r, i) => {
     if (r.frequent || sessions[i].size === 0) return false;

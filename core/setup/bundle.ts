@@ -10,7 +10,7 @@ import {
   VERSION,
 } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
-import { heapFlag, permissionFlags, runtimePath } from "../context.ts";
+import { permissionFlags, runtimePath, v8Flags } from "../context.ts";
 import { SETUP_HOOK_EVENTS, shellWord } from "./locations.ts";
 import { FILE_MODE, makeDirs } from "./modes.ts";
 import { type SourceLayout, type SourcePlan, walkFiles } from "./source.ts";
@@ -149,7 +149,7 @@ const RUNTIME_WORD = "\0runtime\0";
  * both, and exit 1.
  */
 export function launcherText(deno: string, layout: SourceLayout, registry: string): string {
-  const every = heapFlag();
+  const every = v8Flags();
   const words = (argv: string[]) =>
     argv.map((a) =>
       a === RUNTIME_WORD
@@ -189,7 +189,7 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     `: "\${MALLOC_TRIM_THRESHOLD_:=${MALLOC_TRIM_THRESHOLD_BYTES}}"`,
     "export DENO_DIR DENO_NO_UPDATE_CHECK NPM_CONFIG_REGISTRY MALLOC_MMAP_THRESHOLD_ MALLOC_TRIM_THRESHOLD_",
     // the backfill's worker keeps its smaller young generation, however it is started
-    `case "$1" in backfill) heap=${shellWord(heapFlag(BACKFILL_SEMI_SPACE_MIB))} ;; *) heap=${
+    `case "$1" in backfill) heap=${shellWord(v8Flags(BACKFILL_SEMI_SPACE_MIB))} ;; *) heap=${
       shellWord(every)
     } ;; esac`,
     ...hookLine,
