@@ -14,6 +14,8 @@ import {
   runCli,
   sandbox,
 } from "./helpers.ts";
+import { DatabaseSync } from "node:sqlite";
+import { join } from "../core/posix.ts";
 import { tryIngestLock } from "../core/store/lock.ts";
 
 Deno.test("four ingest processes at once: all exit 0, one pass archives, the archive equals the files", async () => {
@@ -93,4 +95,27 @@ Deno.test("while another process holds the ingest lock: ingest does nothing and 
   assert.deepEqual(await Deno.readFile(sb.store), before, "the store is untouched");
   await cliOk(sb, ["ingest"]);
   await assertArchiveEqualsFiles(sb.store, sb.claude, tree.files);
+});
+
+Deno.test("a pass folds what it wrote into the store's file before it closes, not under the close's lock", async () => {
+  await using sb = await sandbox();
+  await bigTree(sb.claude, { files: 3, totalBytes: 200_000, seed: 6 });
+  await cliOk(sb, ["ingest"]);
+  // A reader open through the next pass: the last connection's close folds the WAL only with
+  // the store to itself, so whatever is in the file after this pass, the pass put it there
+  // before closing, where no reader waits on it.
+  const reader = new DatabaseSync(sb.store, { readOnly: true });
+  try {
+    assert.equal((reader.prepare("SELECT count(*) AS n FROM runs").get() as { n: number }).n, 1);
+    await cliOk(sb, ["ingest"]); // nothing new: it writes its run row alone
+    const fileAlone = join(sb.home, "file-alone.db");
+    Deno.copyFileSync(sb.store, fileAlone);
+    assert.deepEqual(
+      query(fileAlone, "SELECT count(*) AS n FROM runs"),
+      [{ n: 2 }],
+      "the second pass's run row is in the store's file, not only in its WAL",
+    );
+  } finally {
+    reader.close();
+  }
 });

@@ -5,7 +5,7 @@
  */
 import type { Config } from "../config.ts";
 import type { Db } from "../store/db.ts";
-import { openWrite } from "../store/db.ts";
+import { closeWrite, openWrite } from "../store/db.ts";
 import { listSessions } from "../store/session_listing.ts";
 import { type Visibility } from "../store/visibility.ts";
 import { egress, isRedacting } from "../egress.ts";
@@ -136,7 +136,7 @@ export function storeSource(i: StoreSourceInput): BrowseSource {
         const r = tagSession(db, no, checked, true);
         return `#${no}: tags ${r.tags.map((t) => `+${t}`).join(" ")}`;
       } finally {
-        db.close();
+        closeWrite(db);
       }
     },
   };

@@ -6,7 +6,7 @@
  */
 import type { Config } from "../config.ts";
 import { NotFoundError, TerminusError } from "../errors.ts";
-import { checkpoint, type Db, openRead, openWrite } from "../store/db.ts";
+import { checkpoint, closeWrite, type Db, openRead, openWrite } from "../store/db.ts";
 import { compactStore } from "../store/maintenance.ts";
 import type { FileSizes } from "../store/inspect.ts";
 import type { Resolved } from "../resolve.ts";
@@ -219,7 +219,7 @@ export function deleteFromStore(store: string, p: DeletePlan, tombstones: Tombst
     checkpoint(db);
     return prompts;
   } finally {
-    db.close();
+    closeWrite(db);
   }
 }
 

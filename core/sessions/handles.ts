@@ -2,7 +2,7 @@
  * Setting a session's name and tags: checks every value first, then writes in one
  * transaction, so bad input changes nothing.
  */
-import { type Db, openWrite, transaction } from "../store/db.ts";
+import { closeWrite, type Db, openWrite, transaction } from "../store/db.ts";
 import { listSessions } from "../store/session_listing.ts";
 import type { Context } from "../context.ts";
 import { openStore, predatesBuild } from "../open.ts";
@@ -97,6 +97,6 @@ export async function changeHandle(
     const row = listSessions(db, { project: null, exclude: o.r.cfg.exclude }, { sessionNo })[0];
     return { sessionNo, view: viewOf(row), changed, warnings: o.warnings };
   } finally {
-    db.close();
+    closeWrite(db);
   }
 }

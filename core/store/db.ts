@@ -290,6 +290,23 @@ export function clearRebuildPending(db: Db): void {
   db.prepare("DELETE FROM meta WHERE key = 'derived_rebuild_pending'").run();
 }
 
+/**
+ * Closes a connection opened by openWrite. The last connection to close folds the WAL into the
+ * file while it holds the store's exclusive lock, fsync included, and every reader that opens
+ * meanwhile waits in its busy handler: a hook opening the store as a pass closed waited
+ * 100-180 ms, past its deadline. A passive checkpoint first does that work under no lock a
+ * reader waits on (it stops short of frames a reader still needs), so the close finds nothing
+ * left to copy (docs/design/performance.md, "A writer's close").
+ */
+export function closeWrite(db: Db): void {
+  try {
+    db.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  } catch {
+    // the close checkpoints as before
+  }
+  db.close();
+}
+
 /** After a pass that wrote, fold the WAL back into the file and truncate it. */
 export function checkpoint(db: Db): void {
   try {

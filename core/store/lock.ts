@@ -5,7 +5,7 @@
 import { join } from "../posix.ts";
 import { DIR_MODE, FILE_MODE } from "../constants.ts";
 import { LOCK_FILE } from "../paths.ts";
-import { type Db, openWrite } from "./db.ts";
+import { closeWrite, type Db, openWrite } from "./db.ts";
 
 export interface Lock {
   release(): void;
@@ -76,7 +76,7 @@ export function withLockedStore<T>(
     try {
       return await fn(db);
     } finally {
-      db.close();
+      closeWrite(db);
     }
   });
 }
