@@ -306,6 +306,39 @@ async function phrasePastWindow(later: boolean): Promise<void> {
   }
 }
 
+Deno.test("a connection left open counts a word's pages again once a pass has committed more of it", async () => {
+  // the MCP server's connection lives through passes: what it read of the index must follow
+  const w = await world();
+  await using _ = w;
+  const few = new Transcript({
+    sessionId: SMALL_SID,
+    cwd: w.dir("few"),
+    start: "2026-02-01T10:00:00.000Z",
+  });
+  for (let i = 0; i < 3; i++) few.assistant(`turn ${i} common`);
+  await put(w, few);
+  await ingest(w);
+  const o = openRead(w.sb.store)!;
+  try {
+    const before = ftsSegments(o.db);
+    assert.equal(clausePages(o.db, '"common"', before), 0, "three turns fit in a page");
+    const many = new Transcript({
+      sessionId: BIG_SID,
+      cwd: w.dir("many"),
+      start: "2026-02-02T10:00:00.000Z",
+    });
+    for (let i = 0; i < 1200; i++) many.assistant(`turn ${i} ${"common ".repeat(20)}`);
+    await put(w, many);
+    await ingest(w);
+    const after = ftsSegments(o.db);
+    assert.notDeepEqual(after, before, "the pass wrote segments of its own");
+    const pages = clausePages(o.db, '"common"', after)!;
+    assert.ok(pages >= 2, `common's doclist now spans ${pages} pages`);
+  } finally {
+    o.db.close();
+  }
+});
+
 Deno.test("a read stopped at its cap still finds the one older turn that says the words in order, within the scope", async () => {
   await phrasePastWindow(false);
 });

@@ -36,8 +36,40 @@ function varint(b: Uint8Array, at: number): [number, number] {
   return [v * 256 + (b[at + 8] ?? 0), 9];
 }
 
+/**
+ * What this file read of one connection's index, as of one state of the store: its segments
+ * and each counted clause's pages. A search asks for the same words' pages more than once (its
+ * turns, then the further answers: about half of a seven-word question's 5 ms of lookups), and
+ * the MCP server's connection lives on while passes commit, so a look is kept only while the
+ * store is as it was: no other connection committed (data_version) and this one changed nothing.
+ */
+interface IndexLook {
+  state: string;
+  segs: number[];
+  pages: Map<string, number | null>;
+}
+const looks = new WeakMap<Db, IndexLook>();
+
+function indexLook(db: Db): IndexLook {
+  const r = cached(
+    db,
+    "SELECT (SELECT data_version FROM pragma_data_version) AS v, total_changes() AS c",
+  ).get() as { v: number; c: number };
+  const state = `${r.v}:${r.c}`;
+  let look = looks.get(db);
+  if (!look || look.state !== state) {
+    look = { state, segs: readSegments(db), pages: new Map() };
+    looks.set(db, look);
+  }
+  return look;
+}
+
 /** The index's segments (FTS5 keeps few: 8 in the ~3 GB scale store), by their b-tree rows. */
 export function ftsSegments(db: Db): number[] {
+  return indexLook(db).segs;
+}
+
+function readSegments(db: Db): number[] {
   const next = cached(
     db,
     "SELECT segid FROM turns_fts_idx WHERE segid > ? ORDER BY segid LIMIT 1",
@@ -96,6 +128,11 @@ function lastLeafTerm(page: Uint8Array): Uint8Array | null {
 export function clausePages(db: Db, clause: string, segs: number[]): number | null {
   const m = /^"([A-Za-z0-9]+)"$/.exec(clause);
   if (!m) return null;
+  // counted before over these very segments: the look is still the store's
+  const look = looks.get(db);
+  const memo = look && look.segs === segs ? look.pages : null;
+  const known = memo?.get(clause);
+  if (known !== undefined) return known;
   const key = new TextEncoder().encode("0" + m[1].toLowerCase());
   const below = cached(
     db,
@@ -119,5 +156,6 @@ export function clausePages(db: Db, clause: string, segs: number[]): number | nu
     const last = page ? lastLeafTerm(page) : null;
     if (last && sameBytes(last, key)) pages += next - first;
   }
+  memo?.set(clause, pages);
   return pages;
 }
