@@ -5,6 +5,7 @@
  * alone; a definition outranks the turns that only mention it.
  */
 import assert from "node:assert/strict";
+import { bestIds } from "../core/recall/further.ts";
 import { join } from "node:path";
 import { parseEnvelope } from "./helpers.ts";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
@@ -323,5 +324,21 @@ Deno.test("search: a definition ranks above 20 newer mentions", async () => {
       hits[0].matched_on.some((m) => m.kind === "symbol" && m.value === "GraphPlanner"),
       "the definition is a stored symbol",
     );
+  }
+});
+
+Deno.test("the any-word pool keeps the highest sums, the higher id first among equals, as a full sort would", () => {
+  let seed = 7;
+  const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+  for (const size of [0, 1, 49, 50, 51, 3_000]) {
+    const sum = new Map<number, number>();
+    // few distinct sums, as a handful of words' idf make: many ties for the id to break
+    const idf = [0.5, 1.25, 2, 3.75];
+    for (let i = 0; i < size; i++) {
+      sum.set(Math.floor(next() * 1e6), idf[Math.floor(next() * idf.length)] * (1 + (i % 3)));
+    }
+    const sorted = [...sum.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])
+      .slice(0, 50).map(([id]) => id);
+    assert.deepEqual(bestIds(sum, 50), sorted, `${sum.size} sums`);
   }
 });

@@ -242,6 +242,25 @@ function cover(
 }
 
 /**
+ * The `n` ids with the highest sums, the higher id first among equals: the first `n` of every
+ * entry sorted so, without sorting the 10-20 thousand turns a long question's words hold to keep
+ * 50 of them (8-12 ms at ~3 GB).
+ */
+export function bestIds(sum: Map<number, number>, n: number): number[] {
+  const top: [number, number][] = [];
+  const before = (x: [number, number], y: [number, number]) =>
+    x[1] > y[1] || (x[1] === y[1] && x[0] > y[0]);
+  for (const e of sum) {
+    if (top.length === n && !before(e, top[n - 1])) continue;
+    let i = top.length - 1;
+    while (i >= 0 && before(e, top[i])) i--;
+    top.splice(i + 1, 0, e);
+    if (top.length > n) top.pop();
+  }
+  return top.map(([id]) => id);
+}
+
+/**
  * Turns holding any of the words, best first, `limit` at most: the TIER_ANY_POOL turns whose
  * words' idf add up highest, then ranked by FTS5's BM25 of those words joined by OR (BM25 adds
  * up over them: a rare word counts for much), plus TIER_ANY_HELD_WEIGHT times that idf sum (a
@@ -269,8 +288,7 @@ export function anyWordHits(
   const sum = new Map<number, number>();
   for (const i of used) for (const id of reads[i].ids) sum.set(id, (sum.get(id) ?? 0) + r.idf[i]);
   if (!sum.size) return [];
-  const ids = [...sum.entries()].sort((x, y) => y[1] - x[1] || y[0] - x[0])
-    .slice(0, TIER_ANY_POOL).map(([id]) => id);
+  const ids = bestIds(sum, TIER_ANY_POOL);
   const scored = used.filter((i) => !r.common[i]).map((i) => r.clauses[i]);
   const bm25 = scored.length ? bm25Among(db, scored.join(" OR "), ids) : new Map<number, number>();
   const cands = candidatesByIds(db, ids, a.vis, a.filters);
