@@ -38,10 +38,16 @@ export function insertDecision(
   );
 }
 
-/** Decisions not yet labelled whose Claude Code session is archived and wholly closed. */
+/**
+ * Decisions not yet labelled whose Claude Code session is archived and wholly closed. Read by
+ * the pass, after it made its indexes: the partial index holds each waiting decision's session
+ * id, so a decision whose session no pass archives costs an index entry, not a read of its row
+ * (each row holds its whole decision document, about a page).
+ */
 export function unlabelledClosed(db: Db): DecisionRow[] {
   return db.prepare(
-    `SELECT d.id, d.session_id AS sessionId, d.project, d.at, d.compacted, d.doc FROM decisions d
+    `SELECT d.id, d.session_id AS sessionId, d.project, d.at, d.compacted, d.doc
+     FROM decisions d INDEXED BY decisions_unlabelled_session
      WHERE d.labelled = 0 AND d.session_id IS NOT NULL
        AND EXISTS (SELECT 1 FROM session_meta m WHERE m.session_id = d.session_id)
        AND NOT EXISTS (SELECT 1 FROM session_meta m WHERE m.session_id = d.session_id AND m.is_final = 0)

@@ -248,7 +248,9 @@ CREATE INDEX IF NOT EXISTS session_meta_open ON session_meta(last_turn_at) WHERE
 CREATE INDEX IF NOT EXISTS session_meta_unobserved ON session_meta(session_no)
   WHERE is_final = 1 AND observed = 0;
 CREATE INDEX IF NOT EXISTS session_meta_session_id ON session_meta(session_id);
-CREATE INDEX IF NOT EXISTS decisions_unlabelled ON decisions(id) WHERE labelled = 0;
+CREATE INDEX IF NOT EXISTS decisions_unlabelled_session ON decisions(session_id, id)
+  WHERE labelled = 0;
+DROP INDEX IF EXISTS decisions_unlabelled;
 CREATE INDEX IF NOT EXISTS runs_in_flight ON runs(id) WHERE duration_ms = ${IN_FLIGHT};
 CREATE INDEX IF NOT EXISTS blocks_bytes ON blocks(session_no, length(bytes));
 CREATE INDEX IF NOT EXISTS session_meta_project_recency
