@@ -606,6 +606,18 @@ Deno.test("search answers a session's title apart from its hits; every hit carri
   const zebra = await answer("zebra");
   assert.deepEqual(zebra.hits, []);
   assert.deepEqual(zebra.titles?.map((t) => t.session_no), [no]);
+  // another project's session titled alike is outside the scope (the current project's)
+  const betaId = "b0000000-0000-4000-8000-00000000000b";
+  const beta = new Transcript({
+    sessionId: betaId,
+    cwd: f.w.dir("beta"),
+    start: "2026-03-04T08:00:00.000Z",
+  });
+  beta.state({ type: "ai-title", aiTitle: "Zebra stripes", sessionId: betaId });
+  beta.user("count the stripes");
+  await put(f.w, beta);
+  await ingest(f.w);
+  assert.deepEqual((await answer("zebra")).titles?.map((t) => t.session_no), [no]);
   const mixed = await answer("budget");
   assert.ok(mixed.hits.length > 1);
   assert.ok(mixed.hits.every((h) => h.title !== null && typeof h.session_no === "number"));

@@ -201,15 +201,19 @@ export function sessionsWithTitleWord(
 ): number[] {
   if (!hasSessionTables(db)) return [];
   const like = `%${word.toLowerCase().replace(/[\\%_]/g, (c) => "\\" + c)}%`;
-  const cols = ["nm.name", "ti.custom_title", "ti.ai_title", "ti.summary"];
+  // The titles are read first and only their sessions joined, where a join of every session to
+  // its name and titles took 1.3-2.5 ms at ~3 GB for none; LIKE folds ASCII case itself.
   return (db.prepare(
     `SELECT s.session_no AS no FROM sessions s
        LEFT JOIN session_meta m ON m.session_no = s.session_no
-       LEFT JOIN session_names nm ON nm.session_no = s.session_no
-       LEFT JOIN session_titles ti ON ti.session_no = s.session_no
-     WHERE ${visible.sql} AND (${cols.map((c) => `lower(${c}) LIKE ? ESCAPE '\\'`).join(" OR ")})
+     WHERE s.session_no IN (
+         SELECT session_no FROM session_titles
+         WHERE custom_title LIKE ?1 ESCAPE '\\' OR ai_title LIKE ?1 ESCAPE '\\'
+           OR summary LIKE ?1 ESCAPE '\\'
+         UNION SELECT session_no FROM session_names WHERE name LIKE ?1 ESCAPE '\\')
+       AND ${visible.sql}
      ORDER BY s.session_no`,
-  ).all(...visible.params, ...cols.map(() => like)) as { no: number }[]).map((r) => r.no);
+  ).all(like, ...visible.params) as { no: number }[]).map((r) => r.no);
 }
 
 /** The first turn of a session (its lowest turn id), or null when it has none. */
