@@ -305,6 +305,12 @@ export const MCP_MESSAGE_MAX_BYTES = 10 * 1024 * 1024;
 
 /** Injection (compiled in; only `replay` varies them). */
 export const INJECTION_CHARS_CAP = 10_000;
+/**
+ * How much of a turn's text ingest folds for its quote (turn_text): the quote is the turn's
+ * whole folded text when it is shorter than INJECTION_CHARS_CAP and the record is no longer than
+ * this in bytes (its text then had no more characters than this).
+ */
+export const QUOTE_FOLD_CHARS = 4 * INJECTION_CHARS_CAP;
 export const BRIEF_CHARS_DEFAULT = 6_000;
 export const PROMPT_CHARS_DEFAULT = 4_000;
 export const QUOTE_CHARS = 240;

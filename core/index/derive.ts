@@ -14,7 +14,7 @@ import {
   str,
 } from "../transcript/records.ts";
 import { ftsBody, textParts } from "./fts.ts";
-import { INJECTION_CHARS_CAP } from "../constants.ts";
+import { INJECTION_CHARS_CAP, QUOTE_FOLD_CHARS } from "../constants.ts";
 import { ACT, extractEntities } from "./entities.ts";
 
 export interface LineAt {
@@ -58,7 +58,7 @@ export function deriveTurn(l: LineAt): DerivedRows {
     rec.isCompactSummary !== true
   ) {
     // fold only as much as a quote can use; a slash command is quoted as it was typed
-    const text = (slashCommand(rec) ?? parts.join(" ")).slice(0, 4 * INJECTION_CHARS_CAP).replace(
+    const text = (slashCommand(rec) ?? parts.join(" ")).slice(0, QUOTE_FOLD_CHARS).replace(
       /\s+/g,
       " ",
     ).trim();

@@ -7,7 +7,7 @@ import type { Db } from "../store/db.ts";
 import { readStream } from "../store/blocks.ts";
 import { parseLine, slashCommand } from "../transcript/records.ts";
 import { textParts } from "../index/fts.ts";
-import { EXCERPT_CHARS } from "../constants.ts";
+import { EXCERPT_CHARS, QUOTE_FOLD_CHARS } from "../constants.ts";
 import { isRedacting, redactValues } from "../egress.ts";
 
 export function turnBytes(
@@ -122,10 +122,13 @@ const WINDOW_MARGIN = 4 * EXCERPT_CHARS;
 
 /**
  * A stretch of a long text around the first match, so folding and cutting work on a few
- * hundred characters instead of a whole file a tool read. Says which ends it cut.
+ * hundred characters instead of a whole file a tool read. Says which ends it cut. A text no
+ * longer than a quote's is folded whole: the window counts characters before folding, so a run
+ * of whitespace near the match would move the cut, and a quote (excerptFromQuote) must give
+ * the same excerpt as the blocks.
  */
 function around(text: string, folded: string[], inOrder: string[]): Span {
-  if (text.length <= 4 * WINDOW_MARGIN) return { text, cutStart: false, cutEnd: false };
+  if (text.length <= QUOTE_FOLD_CHARS) return { text, cutStart: false, cutEnd: false };
   const at = firstMatch(text.toLowerCase(), folded, inOrder);
   const from = Math.max(0, at - WINDOW_MARGIN);
   const to = from + 2 * WINDOW_MARGIN;
@@ -145,22 +148,38 @@ export function cutExcerpt(text: string, folded: string[], inOrder: string[] = [
 }
 
 function cutSpan(text: string, folded: string[], inOrder: string[]): Span {
-  const chars = [...text];
-  if (chars.length <= EXCERPT_CHARS) return { text, cutStart: false, cutEnd: false };
+  // counted in characters; a text with no surrogate pair has one code unit each, and is cut
+  // without an array of every character (a whole quote has up to 10,000)
+  const wide = SURROGATE.test(text);
+  const length = wide ? [...text].length : text.length;
+  if (length <= EXCERPT_CHARS) return { text, cutStart: false, cutEnd: false };
   const at = folded.length ? firstMatch(text.toLowerCase(), folded, inOrder) : -1;
   let start = 0;
   if (at > 0) {
-    const charAt = [...text.slice(0, at)].length;
+    const charAt = wide ? [...text.slice(0, at)].length : at;
     start = Math.max(
       0,
-      Math.min(charAt - Math.floor(EXCERPT_CHARS / 3), chars.length - EXCERPT_CHARS),
+      Math.min(charAt - Math.floor(EXCERPT_CHARS / 3), length - EXCERPT_CHARS),
     );
   }
   return {
-    text: chars.slice(start, start + EXCERPT_CHARS).join(""),
+    text: wide
+      ? [...text].slice(start, start + EXCERPT_CHARS).join("")
+      : text.slice(start, start + EXCERPT_CHARS),
     cutStart: start > 0,
-    cutEnd: start + EXCERPT_CHARS < chars.length,
+    cutEnd: start + EXCERPT_CHARS < length,
   };
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/**
+ * The excerpt of a turn whose whole folded text ingest kept (its quote in turn_text, see
+ * wholeQuotes): the same text excerptFor reads from the blocks, with no block decompressed and
+ * no record parsed. Not for a search that redacts: redaction works on the record.
+ */
+export function excerptFromQuote(quote: string, folded: string[], inOrder: string[] = []): Span {
+  return cutSpan(fold(asSeen(quote)), folded, inOrder);
 }
 
 export function excerptFor(

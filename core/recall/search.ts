@@ -8,10 +8,17 @@ import { initReader } from "../store/codec.ts";
 import { startReader } from "../store/reader.ts";
 import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { parseQuery } from "./query.ts";
-import { excerptFor } from "./excerpt.ts";
+import { excerptFor, excerptFromQuote } from "./excerpt.ts";
+import { isRedacting } from "../egress.ts";
+import { wholeQuotes } from "../store/turns.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
 import { anyWordHits, readWords, sessionHits } from "./further.ts";
-import { TIER_SESSION_BELOW, TURN_SEQ_SPAN } from "../constants.ts";
+import {
+  INJECTION_CHARS_CAP,
+  QUOTE_FOLD_CHARS,
+  TIER_SESSION_BELOW,
+  TURN_SEQ_SPAN,
+} from "../constants.ts";
 
 export { ENTITY_WEIGHTS, type Hit, hitDoc, type MatchKind, PHRASE_BONUS } from "./rank.ts";
 export { type CandidateReads } from "../store/search_candidates.ts";
@@ -50,15 +57,35 @@ export function searchTitles(db: Db, a: Args): TitleHit[] {
 }
 
 /** Whether cutting the hits' excerpts reads any block (and so needs zstd loaded). */
-export function readsBlocks(hits: Hit[]): boolean {
-  return hits.some((h) => !h.candidate.evicted);
+export function readsBlocks(hits: Hit[], quotes = new Map<number, string>()): boolean {
+  return hits.some((h) => !h.candidate.evicted && !quotes.has(h.turn_id));
 }
 
-/** Fills each hit's excerpt with text cut from the archived blocks. */
-export function cutExcerpts(db: Db, hits: Hit[], a: Args): void {
+/**
+ * The hits whose whole folded text ingest kept as their quote (a prompt or a reply, not a tool
+ * result): their excerpts are cut from it, the same text the blocks give, with no block read.
+ * None when the search redacts.
+ */
+export function quotesFor(db: Db, hits: Hit[], filter: (s: string) => string): Map<number, string> {
+  if (isRedacting(filter)) return new Map();
+  const ids = hits.filter((h) => !h.candidate.evicted && h.candidate.byteLen <= QUOTE_FOLD_CHARS)
+    .map((h) => h.turn_id);
+  return ids.length ? wholeQuotes(db, ids, INJECTION_CHARS_CAP) : new Map();
+}
+
+/** Fills each hit's excerpt: from its quote where `quotes` has it, else from the blocks. */
+export function cutExcerpts(
+  db: Db,
+  hits: Hit[],
+  a: Args,
+  quotes = new Map<number, string>(),
+): void {
   const blocks = new Map<string, Uint8Array>();
   for (const h of hits) {
-    const e = excerptFor(db, h.candidate, a.query.folded, a.filter, blocks, a.query.inOrder);
+    const quote = quotes.get(h.turn_id);
+    const e = quote !== undefined
+      ? excerptFromQuote(quote, a.query.folded, a.query.inOrder)
+      : excerptFor(db, h.candidate, a.query.folded, a.filter, blocks, a.query.inOrder);
     h.excerpt = e.text;
     h.clipped = { start: e.cutStart, end: e.cutEnd };
   }
@@ -157,8 +184,9 @@ export async function runSearch(
   startReader();
   const { hits, further } = answerHits(db, a);
   const titles = a.titles ? searchTitles(db, a) : [];
-  if (readsBlocks(hits)) await initReader();
-  cutExcerpts(db, hits, a);
+  const quotes = quotesFor(db, hits, a.filter);
+  if (readsBlocks(hits, quotes)) await initReader();
+  cutExcerpts(db, hits, a, quotes);
   const reason = hits.length || titles.length
     ? null
     : !a.query.match
