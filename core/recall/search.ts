@@ -1,7 +1,8 @@
 /**
  * The one search: ranked turn hits (rank.ts) and, apart from them, sessions whose title holds
- * every word (titles.ts); then excerpts cut from the archived blocks for the hits that survive
- * the limit. The steps are apart so a process can load zstd only once a hit needs a block read.
+ * every word (titles.ts); then excerpts for the hits that survive the limit, cut from a turn's
+ * whole quote where ingest kept one, else from the archived blocks. The steps are apart so a
+ * process can load zstd only once a hit needs a block read.
  */
 import type { Db } from "../store/db.ts";
 import { initReader } from "../store/codec.ts";
