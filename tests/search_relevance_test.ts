@@ -8,6 +8,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 import { parseQuery } from "../core/recall/query.ts";
+import { withEntities } from "../core/recall/rank.ts";
+import type { Candidate } from "../core/store/search_candidates.ts";
 import { cutExcerpt } from "../core/recall/excerpt.ts";
 import { DatabaseSync } from "node:sqlite";
 
@@ -253,4 +255,42 @@ Deno.test("each query's excerpt is centred on its own words in order, one query 
     cutExcerpt(none, gd, gd).includes("gammaédelta one"),
     "no in-order match: the first word",
   );
+});
+
+Deno.test("an entity that many candidates share scores the same in each, and a weight of 0 still lists it", async () => {
+  await using w = await world();
+  const alpha = w.dir("alpha");
+  const t = new Transcript({ sessionId: ALPHA_SID, cwd: alpha, start: "2026-02-01T10:00:00.000Z" });
+  const path = join(alpha, "src/pool/drain_queue.py");
+  for (let i = 0; i < 3; i++) {
+    t.user(`look at the queue, round ${i}`);
+    t.toolUse("Read", { file_path: path });
+    t.toolResult(`def drain_queue():\n    pass  # round ${i}`);
+  }
+  await put(w, t);
+  await ingest(w);
+  const db = new DatabaseSync(w.sb.store, { readOnly: true });
+  try {
+    const rows = db.prepare(
+      "SELECT DISTINCT turn_id AS id FROM entities WHERE kind = 'path' AND value = ?",
+    ).all(path) as { id: number }[];
+    assert.equal(rows.length, 3, "each Read stores the path");
+    const cands = rows.map((r) => ({ id: r.id, relevance: 0 }) as unknown as Candidate);
+    const words = [...path.split(/[^A-Za-z0-9]+/).filter(Boolean)];
+    // every word of the path: the query spells it exactly
+    const exact = withEntities(db, cands, parseQuery(words.join(" ")), { exact: 2, covered: 0 });
+    assert.equal(new Set(exact.map((h) => h.entity_score)).size, 1, "one score for one value");
+    assert.ok(exact[0].entity_score > 0);
+    // one word more: the query covers the path without spelling it, worth 0 here
+    const covered = withEntities(db, cands, parseQuery(`${words.join(" ")} extra`), {
+      exact: 2,
+      covered: 0,
+    });
+    for (const h of covered) {
+      assert.equal(h.entity_score, 0);
+      assert.deepEqual(h.matched_on, [{ kind: "path", value: path }]);
+    }
+  } finally {
+    db.close();
+  }
 });

@@ -177,16 +177,27 @@ export function withEntities(
   const groups = query.groups.map((g) => new Set(g));
   const idf = idfOf(db);
   const w = weights ?? ENTITY_WEIGHTS;
+  // the candidates share most of their entities (some 1,100 rows, 220 values for a class
+  // name): each value is split and matched against the query once
+  // (null: the query covers none of the value's words)
+  const weightOf = new Map<string, number | null>();
+  const weightFor = (value: string): number | null => {
+    let m = weightOf.get(value);
+    if (m !== undefined) return m;
+    m = null;
+    const vt = [...new Set(tokens(value).map((t) => t.toLowerCase()))];
+    const within = vt.length ? groups.filter((g) => vt.every((t) => g.has(t))) : [];
+    if (within.length) m = within.some((g) => g.size === vt.length) ? w.exact : w.covered;
+    weightOf.set(value, m);
+    return m;
+  };
   return cands.map((c) => {
     let score = 0;
     const matched: Matched[] = [];
     for (const e of ents.get(c.id) ?? []) {
-      const vt = [...new Set(tokens(e.value).map((t) => t.toLowerCase()))];
-      if (vt.length === 0) continue;
-      const within = groups.filter((g) => vt.every((t) => g.has(t)));
-      if (within.length === 0) continue;
-      const exact = within.some((g) => g.size === vt.length);
-      score += (exact ? w.exact : w.covered) * idf(e.kind, e.value);
+      const weight = weightFor(e.value);
+      if (weight === null) continue;
+      score += weight * idf(e.kind, e.value);
       matched.push({ kind: e.kind, value: e.value });
     }
     matched.sort(byKindValue);
