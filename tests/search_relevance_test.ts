@@ -262,6 +262,10 @@ Deno.test("an entity that many candidates share scores the same in each, and a w
   const alpha = w.dir("alpha");
   const t = new Transcript({ sessionId: ALPHA_SID, cwd: alpha, start: "2026-02-01T10:00:00.000Z" });
   const path = join(alpha, "src/pool/drain_queue.py");
+  t.user("and the other one");
+  // a value all of whose words are outside ASCII
+  t.toolUse("Read", { file_path: "/Ärger" });
+  t.toolResult("no such file");
   for (let i = 0; i < 3; i++) {
     t.user(`look at the queue, round ${i}`);
     t.toolUse("Read", { file_path: path });
@@ -290,6 +294,16 @@ Deno.test("an entity that many candidates share scores the same in each, and a w
       assert.equal(h.entity_score, 0);
       assert.deepEqual(h.matched_on, [{ kind: "path", value: path }]);
     }
+    // a capital outside ASCII, which SQLite's lower() leaves as it is, still matches
+    const umlaut = db.prepare(
+      "SELECT turn_id AS id FROM entities WHERE kind = 'path' AND value = '/Ärger'",
+    ).get() as { id: number };
+    const folded = withEntities(
+      db,
+      [{ id: umlaut.id, relevance: 0 } as unknown as Candidate],
+      parseQuery("ärger"),
+    );
+    assert.deepEqual(folded[0].matched_on, [{ kind: "path", value: "/Ärger" }]);
   } finally {
     db.close();
   }

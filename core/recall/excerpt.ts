@@ -119,16 +119,22 @@ function inOrderAt(text: string, words: string[]): number {
 
 /** Room kept either side of the first match before folding, far more than one excerpt needs. */
 const WINDOW_MARGIN = 4 * EXCERPT_CHARS;
+/**
+ * A tool result no longer than this is folded whole. Ingest keeps no quote of a tool result,
+ * so no quote's excerpt has to agree with it, and folding a whole file a tool read (up to
+ * QUOTE_FOLD_CHARS) cost a fresh search process a few ms a hit.
+ */
+const WINDOW_FROM = 4 * WINDOW_MARGIN;
 
 /**
  * A stretch of a long text around the first match, so folding and cutting work on a few
  * hundred characters instead of a whole file a tool read. Says which ends it cut. A text no
- * longer than a quote's is folded whole: the window counts characters before folding, so a run
- * of whitespace near the match would move the cut, and a quote (excerptFromQuote) must give
- * the same excerpt as the blocks.
+ * longer than `whole` is folded whole: for a prompt or a reply that is a quote's length, since
+ * the window counts characters before folding, so a run of whitespace near the match would move
+ * the cut, and a quote (excerptFromQuote) must give the same excerpt as the blocks.
  */
-function around(text: string, folded: string[], inOrder: string[]): Span {
-  if (text.length <= QUOTE_FOLD_CHARS) return { text, cutStart: false, cutEnd: false };
+function around(text: string, folded: string[], inOrder: string[], whole: number): Span {
+  if (text.length <= whole) return { text, cutStart: false, cutEnd: false };
   const at = firstMatch(text.toLowerCase(), folded, inOrder);
   const from = Math.max(0, at - WINDOW_MARGIN);
   const to = from + 2 * WINDOW_MARGIN;
@@ -184,7 +190,13 @@ export function excerptFromQuote(quote: string, folded: string[], inOrder: strin
 
 export function excerptFor(
   db: Db,
-  t: { sessionNo: number; streamOffset: number; byteLen: number; evicted: boolean },
+  t: {
+    sessionNo: number;
+    streamOffset: number;
+    byteLen: number;
+    evicted: boolean;
+    isToolResult?: boolean;
+  },
   folded: string[],
   filter: (s: string) => string,
   blocks?: Map<string, Uint8Array>,
@@ -199,7 +211,7 @@ export function excerptFor(
   // Redaction sees the whole text (a window could start inside a key block and hide its
   // marker); without it, only a window around the match is folded and cut.
   if (redacting) return cutSpan(fold(asSeen(filter(raw))), folded, inOrder);
-  const w = around(raw, folded, inOrder);
+  const w = around(raw, folded, inOrder, t.isToolResult ? WINDOW_FROM : QUOTE_FOLD_CHARS);
   const c = cutSpan(fold(asSeen(w.text)), folded, inOrder);
   return { text: c.text, cutStart: c.cutStart || w.cutStart, cutEnd: c.cutEnd || w.cutEnd };
 }

@@ -173,8 +173,11 @@ export function withEntities(
   query: Query,
   weights?: { exact: number; covered: number },
 ): Hit[] {
-  const ents = entitiesOf(db, cands.map((c) => c.id));
   const groups = query.groups.map((g) => new Set(g));
+  // only the entities the query's words could cover are read
+  const words = new Set<string>();
+  for (const g of groups) for (const t of g) words.add(t);
+  const ents = entitiesOf(db, cands.map((c) => c.id), [...words]);
   const idf = idfOf(db);
   const w = weights ?? ENTITY_WEIGHTS;
   // the candidates share most of their entities (some 1,100 rows, 220 values for a class

@@ -12,14 +12,26 @@ import {
   toCandidate,
 } from "./search_candidates.ts";
 
-export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; value: string }[]> {
+/**
+ * The entities of turns `ids`. With `words` (lowercased), only those a query of those words
+ * could cover: a value holding one of them, or any character outside ASCII (whose case
+ * SQLite's lower() does not fold, so it is left to the caller's own test).
+ */
+export function entitiesOf(
+  db: Db,
+  ids: number[],
+  words?: string[],
+): Map<number, { kind: string; value: string }[]> {
   const out = new Map<number, { kind: string; value: string }[]>();
   if (ids.length === 0) return out;
   // one statement whatever the count (the ids as JSON), its rows as arrays (see toCandidate)
-  const rows = cachedArrays(
-    db,
-    "SELECT turn_id AS id, kind, value FROM entities WHERE turn_id IN (SELECT value FROM json_each(?))",
-  ).all(JSON.stringify(ids)) as unknown as [number, string, string][];
+  const rows = (words
+    ? cachedArrays(db, ENTITIES_HOLDING_SQL).all(JSON.stringify(ids), JSON.stringify(words))
+    : cachedArrays(db, ENTITIES_SQL).all(JSON.stringify(ids))) as unknown as [
+      number,
+      string,
+      string,
+    ][];
   for (const [id, kind, value] of rows) {
     let l = out.get(id);
     if (!l) out.set(id, l = []);
@@ -27,6 +39,13 @@ export function entitiesOf(db: Db, ids: number[]): Map<number, { kind: string; v
   }
   return out;
 }
+
+const ENTITIES_SQL =
+  "SELECT turn_id AS id, kind, value FROM entities WHERE turn_id IN (SELECT value FROM json_each(?))";
+// a class name's 200 candidates hold some 1,100 entities, of which a dozen name it
+const ENTITIES_HOLDING_SQL = `${ENTITIES_SQL}
+  AND (EXISTS (SELECT 1 FROM json_each(?2) w WHERE instr(lower(entities.value), w.value))
+       OR entities.value GLOB '*[^' || char(1) || '-' || char(127) || ']*')`;
 
 /** N for the entity idf: the archived turn count, summed per session (no scan of turns). */
 export function totalTurns(db: Db): number {
