@@ -25,13 +25,14 @@ export function entitiesOf(
   const out = new Map<number, { kind: string; value: string }[]>();
   if (ids.length === 0) return out;
   // one statement whatever the count (the ids as JSON), its rows as arrays (see toCandidate)
-  const rows = (words
-    ? cachedArrays(db, ENTITIES_HOLDING_SQL).all(JSON.stringify(ids), JSON.stringify(words))
-    : cachedArrays(db, ENTITIES_SQL).all(JSON.stringify(ids))) as unknown as [
-      number,
-      string,
-      string,
-    ][];
+  const rows =
+    (words
+      ? cachedArrays(db, ENTITIES_HOLDING_SQL).all(JSON.stringify(ids), JSON.stringify(words))
+      : cachedArrays(db, ENTITIES_SQL).all(JSON.stringify(ids))) as unknown as [
+        number,
+        string,
+        string,
+      ][];
   for (const [id, kind, value] of rows) {
     let l = out.get(id);
     if (!l) out.set(id, l = []);
