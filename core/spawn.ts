@@ -87,11 +87,17 @@ export function spawnDetached(
  * the delay and a missing `nice` only the niceness, never the program.
  */
 function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boolean {
+  return spawnPlain(bash, ["-c", BASH_JOB, "terminus", ...bashJobArgs(o), ...argv], o);
+}
+
+/** The script of bash's route: `bash -c BASH_JOB terminus <delay> <niceness> <argv...>`. */
+export const BASH_JOB = 'set -m; d=$1; n=$2; shift 2; { [ "$d" = 0 ] || sleep "$d" 2>/dev/null; ' +
+  `${BECOME_PROGRAM}; } &`;
+
+/** BASH_JOB's delay (seconds, or 0) and niceness (or empty) for `o`. */
+export function bashJobArgs(o: DetachedOptions): [string, string] {
   const delay = o.delayMs && o.delayMs > 0 ? (o.delayMs / 1000).toFixed(3) : "0";
-  const niceness = o.niceness === undefined ? "" : String(o.niceness);
-  const script = 'set -m; d=$1; n=$2; shift 2; { [ "$d" = 0 ] || sleep "$d" 2>/dev/null; ' +
-    `${BECOME_PROGRAM}; } &`;
-  return spawnPlain(bash, ["-c", script, "terminus", delay, niceness, ...argv], o);
+  return [delay, o.niceness === undefined ? "" : String(o.niceness)];
 }
 
 /**

@@ -23,6 +23,7 @@ import { queueDecision } from "../core/inject/queue.ts";
 import { readState, writeState } from "../core/inject/state.ts";
 import { StdinWait, tick } from "../core/inject/stdin_wait.ts";
 import { claimPassStart } from "../core/ingest/gate.ts";
+import { LAUNCHER_PASS_VAR, PASS_ALWAYS_EVENTS } from "../core/setup/locations.ts";
 import { concat } from "../core/bytes.ts";
 import { type DetachedOptions, spawnDetached } from "../core/spawn.ts";
 
@@ -135,9 +136,10 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
   try {
     dataDir = resolveDataDir(ctx.env);
     // A burst of prompts starts one pass, not one each; a session's start and end always do.
-    const always = event === "SessionStart" || event === "SessionEnd";
+    const always = PASS_ALWAYS_EVENTS.includes(event);
     if (claimPassStart(dataDir, always)) {
-      spawnIngest(ctx);
+      // the installed launcher starts an always-event's pass before the runtime
+      if (!(always && ctx.env(LAUNCHER_PASS_VAR) === "1")) spawnIngest(ctx);
       notePassWanted(dataDir);
     }
   } catch (e) {

@@ -838,12 +838,14 @@ Deno.test({
     s.read(`${ALPHA}/src/widget_factory.py`, "class WidgetFactory: pass");
     s.assistant("It keeps every widget it made.");
     await s.write(sb);
-    // a session's start always starts a pass: the one the hook's entry starts archives it
+    // a session's start always starts a pass, one: the launcher's, not the hook's as well
+    const runs = () => query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM runs")[0].n;
     const start = await viaLink("SessionStart", startPayload(sid(0x4e1), ALPHA));
     assert.equal(start.code, 0, start.err);
     await settleDetached(sb);
     const listed = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
     assert.match(listed.out, new RegExp(sid(0x4e0)), listed.out + listed.err);
+    assert.equal(runs(), 1, "one pass for one start");
 
     const ask = (n: number) =>
       viaLink(
@@ -856,7 +858,15 @@ Deno.test({
     // the launcher sends Claude Code's form to hook.js and anything else to mod.js
     await Deno.rename(entry, `${entry}.real`);
     await Deno.writeTextFile(entry, 'console.log("the hook entry ran");\n');
+    // and starts a session's end's pass before the runtime: a hook entry that does nothing
+    // (or dies at once) still has its session archived
+    const late = new Session(sid(0x4e4), ALPHA, daysAgo(1));
+    late.user("and the gadget registry?");
+    await late.write(sb);
     assert.equal((await viaLink("SessionEnd", {})).out, "the hook entry ran\n");
+    await settleDetached(sb);
+    const after = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
+    assert.match(after.out, new RegExp(sid(0x4e4)), after.out + after.err);
     const help = await viaLink("SessionEnd", {}, ["--help"]);
     assert.doesNotMatch(help.out, /the hook entry ran/);
     assert.match(help.out, /terminus hook/);

@@ -5,13 +5,21 @@
 import {
   BACKFILL_SEMI_SPACE_MIB,
   BUILD_MARKER,
+  HOOK_PASS_WAIT_MS,
   MALLOC_MMAP_THRESHOLD_BYTES,
   MALLOC_TRIM_THRESHOLD_BYTES,
+  PASS_NICENESS,
   VERSION,
 } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
 import { permissionFlags, runtimePath, v8Flags } from "../context.ts";
-import { SETUP_HOOK_EVENTS, shellWord } from "./locations.ts";
+import { BASH_JOB, bashJobArgs } from "../spawn.ts";
+import {
+  LAUNCHER_PASS_VAR,
+  PASS_ALWAYS_EVENTS,
+  SETUP_HOOK_EVENTS,
+  shellWord,
+} from "./locations.ts";
 import { FILE_MODE, makeDirs } from "./modes.ts";
 import { type SourceLayout, type SourcePlan, walkFiles } from "./source.ts";
 
@@ -164,6 +172,14 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
   const hook = hookArgv(RUNTIME_WORD, layout.sourceDir);
   // Claude Code's one form of a hook goes to the hook's own file while it is there
   const hookLine = hook === null ? [] : [
+    // A session's start and end always start a pass: started here, through bash's route as the
+    // hook would, it costs the hook no process module and no spawn (some 5-10 ms of its start);
+    // without bash the hook starts it itself.
+    `case "$1:$2:$#" in ${PASS_ALWAYS_EVENTS.map((e) => `hook:${e}:2`).join("|")}) if [ -f ${
+      shellWord(hook.at(-1)!)
+    } ] && command -v bash >/dev/null 2>&1; then bash -c ${shellWord(BASH_JOB)} terminus ${
+      bashJobArgs({ delayMs: HOOK_PASS_WAIT_MS, niceness: PASS_NICENESS }).map(shellWord).join(" ")
+    } ${argv} ingest </dev/null >/dev/null 2>&1 & ${LAUNCHER_PASS_VAR}=1; export ${LAUNCHER_PASS_VAR}; fi ;; esac`,
     `case "$1:$2:$#" in ${SETUP_HOOK_EVENTS.map((e) => `hook:${e}:2`).join("|")}) [ -f ${
       shellWord(hook.at(-1)!)
     } ] && exec ${words(hook)} "$@" ;; esac`,

@@ -16,6 +16,13 @@ export const SETUP_HOOK_EVENTS = [
   "PostCompact",
 ] as const;
 export type SetupHookEvent = typeof SETUP_HOOK_EVENTS[number];
+/**
+ * The events whose hook starts a pass whatever the last one did (a burst of prompts starts
+ * one): the installed launcher starts theirs itself, before the runtime (see launcherText).
+ */
+export const PASS_ALWAYS_EVENTS: readonly SetupHookEvent[] = ["SessionStart", "SessionEnd"];
+/** Set by the launcher on a hook whose pass it started; the hook then starts none. */
+export const LAUNCHER_PASS_VAR = "TERMINUS_LAUNCHER_PASS";
 /** The name of the MCP server in Claude Code's config. */
 export const MCP_NAME = "terminus";
 
