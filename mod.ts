@@ -7,6 +7,7 @@ import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
 import { HOOK_PASS_VAR, passWaitLeft, processContext, takeEnv } from "./core/context.ts";
+import { PASS_GATE_VAR } from "./core/setup/locations.ts";
 import { HOOK_PASS_WAIT_MS, VERSION } from "./core/constants.ts";
 import { errorText, UsageError } from "./core/errors.ts";
 import { Progress, type ProgressFactory } from "./core/progress.ts";
@@ -99,6 +100,29 @@ async function waitOutHook(): Promise<void> {
   if (left > 0) await new Promise((r) => setTimeout(r, left));
 }
 
+/**
+ * The pass the launcher starts for a prompt's or a compaction's hook takes the burst gate the
+ * hook would have taken (one pass for a burst of prompts) before anything else: false when a
+ * pass was started too recently, and this one has nothing to do. Loaded only then.
+ */
+async function throughGate(): Promise<boolean> {
+  if (takeEnv(PASS_GATE_VAR) !== "1") return true;
+  const [{ claimPassStart }, { notePassWanted }, { dataDir, processEnv }] = await Promise.all([
+    import("./core/ingest/gate.ts"),
+    import("./core/ingest/stall.ts"),
+    import("./core/paths.ts"),
+  ]);
+  let dir: string;
+  try {
+    dir = dataDir(processEnv);
+  } catch {
+    return true; // the pass names the problem
+  }
+  if (!claimPassStart(dir, false)) return false;
+  notePassWanted(dir);
+  return true;
+}
+
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === "--help" || first === "-h") {
@@ -115,7 +139,10 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first.startsWith("-")) misuse(`unknown option '${first}'`);
-  if (first === "ingest") await waitOutHook();
+  if (first === "ingest") {
+    if (!await throughGate()) return 0;
+    await waitOutHook();
+  }
   const entry = find(first) ?? await unknownCommand(first);
   const cmd = await entry.load();
   const args = argv.slice(1);

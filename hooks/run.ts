@@ -137,9 +137,15 @@ export async function runHook(event: HookEvent, ctx: Context): Promise<HookResul
     dataDir = resolveDataDir(ctx.env);
     // A burst of prompts starts one pass, not one each; a session's start and end always do.
     const always = PASS_ALWAYS_EVENTS.includes(event);
-    if (claimPassStart(dataDir, always)) {
-      // the installed launcher starts an always-event's pass before the runtime
-      if (!(always && ctx.env(LAUNCHER_PASS_VAR) === "1")) spawnIngest(ctx);
+    if (ctx.env(LAUNCHER_PASS_VAR) === "1") {
+      // the installed launcher started the pass before the runtime; a prompt's takes the gate
+      // itself, and notes it was wanted only once it has
+      if (always) {
+        claimPassStart(dataDir, true);
+        notePassWanted(dataDir);
+      }
+    } else if (claimPassStart(dataDir, always)) {
+      spawnIngest(ctx);
       notePassWanted(dataDir);
     }
   } catch (e) {

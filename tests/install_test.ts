@@ -25,6 +25,7 @@ import {
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
 import { launcherText } from "../core/setup/bundle.ts";
+import { PASS_STAMP_FILE } from "../core/paths.ts";
 import { SOURCE_DIRS, SOURCE_FILES } from "../core/setup/source.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
 import {
@@ -867,6 +868,17 @@ Deno.test({
     await settleDetached(sb);
     const after = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
     assert.match(after.out, new RegExp(sid(0x4e4)), after.out + after.err);
+    // a prompt's pass too; it takes the burst gate itself, open here (the last start 10 s ago)
+    const past = new Date(Date.now() - 10_000);
+    await Deno.utime(join(sb.data, PASS_STAMP_FILE), past, past);
+    const typed = new Session(sid(0x4e5), ALPHA, daysAgo(1));
+    typed.user("and the sprocket cache?");
+    await typed.write(sb);
+    const prompt = await viaLink("UserPromptSubmit", promptPayload(sid(0x4e5), ALPHA, "hi"));
+    assert.equal(prompt.out, "the hook entry ran\n");
+    await settleDetached(sb);
+    const typedAfter = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
+    assert.match(typedAfter.out, new RegExp(sid(0x4e5)), typedAfter.out + typedAfter.err);
     const help = await viaLink("SessionEnd", {}, ["--help"]);
     assert.doesNotMatch(help.out, /the hook entry ran/);
     assert.match(help.out, /terminus hook/);

@@ -12,6 +12,7 @@ import {
   fixtureText,
   query,
   REPO_DIR,
+  runCli,
   type Sandbox,
   sandbox,
   writeTranscript,
@@ -28,7 +29,7 @@ import {
 } from "./inject_helpers.ts";
 import { openRead } from "../core/store/db.ts";
 import { claimPassStart } from "../core/ingest/gate.ts";
-import { PASS_STAMP_FILE } from "../core/paths.ts";
+import { PASS_STAMP_FILE, PASS_WANTED_FILE } from "../core/paths.ts";
 import { recall } from "../core/inject/prompt.ts";
 import { spellings } from "../core/inject/spellings.ts";
 import { THRESHOLDS } from "../core/inject/thresholds.ts";
@@ -277,6 +278,49 @@ Deno.test("hook pass gate: a prompt's hook starts a pass only when none started 
   } finally {
     f.close();
   }
+});
+
+Deno.test("the pass the launcher starts for a prompt takes the gate itself; its hook starts none", async () => {
+  await using sb = await hookSandbox();
+  const line = JSON.stringify({
+    type: "user",
+    uuid: "cccccccc-0000-4000-8000-000000000002",
+    sessionId: OTHER,
+    cwd: P,
+    timestamp: "2026-05-01T10:00:00Z",
+    message: { role: "user", content: "hello" },
+  }) + "\n";
+  await writeTranscript(sb.claude, P, `${OTHER}.jsonl`, line);
+  const gated = { env: { TERMINUS_PASS_GATE: "1" } };
+  // the hook, told the launcher started its pass, starts none and leaves the gate alone
+  const r = await hookOnTime(sb, ["UserPromptSubmit"], {
+    stdin: promptPayload(OTHER, P, "hello there"),
+    env: { TERMINUS_LAUNCHER_PASS: "1" },
+  });
+  assert.equal(r.code, 0, r.err);
+  await settleDetached(sb);
+  assert.equal(await exists(sb.store), false, "the hook started a pass");
+  assert.equal(await exists(join(sb.data, PASS_STAMP_FILE)), false, "the hook took the gate");
+  // a pass started inside 3 s of another does nothing
+  assert.equal(claimPassStart(sb.data, false), true);
+  const early = await runCli(sb, ["ingest"], gated);
+  assert.equal(early.code, 0, early.err);
+  assert.equal(await exists(sb.store), false, "a gated pass archived");
+  // one started after takes the gate and archives; a pass typed by hand ignores the gate
+  const stamp = join(sb.data, PASS_STAMP_FILE);
+  const past = new Date(Date.now() - 10_000);
+  await Deno.utime(stamp, past, past);
+  const late = await runCli(sb, ["ingest"], gated);
+  assert.equal(late.code, 0, late.err);
+  assert.equal(query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM sessions")[0].n, 1);
+  assert.ok(Date.now() - (await Deno.stat(stamp)).mtime!.getTime() < 5_000, "stamp not taken");
+  assert.equal(await exists(join(sb.data, PASS_WANTED_FILE)), false, "a finished pass's marker");
+  const runs = () => query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM runs")[0].n;
+  const before = runs();
+  assert.equal((await runCli(sb, ["ingest"], gated)).code, 0);
+  assert.equal(runs(), before, "a second gated pass inside 3 s ran");
+  assert.equal((await runCli(sb, ["ingest"])).code, 0);
+  assert.equal(runs(), before + 1, "a pass typed by hand waits for no gate");
 });
 
 Deno.test("hook: a prompt right after a pass was started starts none; SessionEnd starts one", async () => {

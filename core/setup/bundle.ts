@@ -17,6 +17,7 @@ import { BASH_JOB, bashJobArgs } from "../spawn.ts";
 import {
   LAUNCHER_PASS_VAR,
   PASS_ALWAYS_EVENTS,
+  PASS_GATE_VAR,
   SETUP_HOOK_EVENTS,
   shellWord,
 } from "./locations.ts";
@@ -172,14 +173,21 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
   const hook = hookArgv(RUNTIME_WORD, layout.sourceDir);
   // Claude Code's one form of a hook goes to the hook's own file while it is there
   const hookLine = hook === null ? [] : [
-    // A session's start and end always start a pass: started here, through bash's route as the
-    // hook would, it costs the hook no process module and no spawn (some 5-10 ms of its start);
-    // without bash the hook starts it itself.
-    `case "$1:$2:$#" in ${PASS_ALWAYS_EVENTS.map((e) => `hook:${e}:2`).join("|")}) if [ -f ${
+    // The hook's pass is started here, before the runtime, through bash's job as the hook
+    // would: the hook then loads no process module and spawns nothing (some 5-10 ms of its
+    // start). A prompt's or a compaction's pass takes the burst gate itself (PASS_GATE_VAR).
+    // Without bash the hook starts it itself.
+    `case "$1:$2:$#" in ${PASS_ALWAYS_EVENTS.map((e) => `hook:${e}:2`).join("|")}) g= ;; ${
+      SETUP_HOOK_EVENTS.filter((e) => !PASS_ALWAYS_EVENTS.includes(e)).map((e) => `hook:${e}:2`)
+        .join("|")
+    }) g=1 ;; *) g=- ;; esac`,
+    `if [ "$g" != - ] && [ -f ${
       shellWord(hook.at(-1)!)
-    } ] && command -v bash >/dev/null 2>&1; then bash -c ${shellWord(BASH_JOB)} terminus ${
+    } ] && command -v bash >/dev/null 2>&1; then ${PASS_GATE_VAR}=$g bash -c ${
+      shellWord(BASH_JOB)
+    } terminus ${
       bashJobArgs({ delayMs: HOOK_PASS_WAIT_MS, niceness: PASS_NICENESS }).map(shellWord).join(" ")
-    } ${argv} ingest </dev/null >/dev/null 2>&1 & ${LAUNCHER_PASS_VAR}=1; export ${LAUNCHER_PASS_VAR}; fi ;; esac`,
+    } ${argv} ingest </dev/null >/dev/null 2>&1 & ${LAUNCHER_PASS_VAR}=1; export ${LAUNCHER_PASS_VAR}; fi`,
     `case "$1:$2:$#" in ${SETUP_HOOK_EVENTS.map((e) => `hook:${e}:2`).join("|")}) [ -f ${
       shellWord(hook.at(-1)!)
     } ] && exec ${words(hook)} "$@" ;; esac`,

@@ -23,6 +23,11 @@ export type SetupHookEvent = typeof SETUP_HOOK_EVENTS[number];
 export const PASS_ALWAYS_EVENTS: readonly SetupHookEvent[] = ["SessionStart", "SessionEnd"];
 /** Set by the launcher on a hook whose pass it started; the hook then starts none. */
 export const LAUNCHER_PASS_VAR = "TERMINUS_LAUNCHER_PASS";
+/**
+ * Set by the launcher on the pass it starts for a gated event (a prompt, a compaction): the
+ * pass takes the burst gate itself, first, and exits when a pass started too recently.
+ */
+export const PASS_GATE_VAR = "TERMINUS_PASS_GATE";
 /** The name of the MCP server in Claude Code's config. */
 export const MCP_NAME = "terminus";
 
