@@ -280,17 +280,22 @@ Deno.test("hook pass gate: a prompt's hook starts a pass only when none started 
   }
 });
 
-Deno.test("the pass the launcher starts for a prompt takes the gate itself; its hook starts none", async () => {
-  await using sb = await hookSandbox();
+/** A one-prompt transcript of session OTHER in project P, its record's uuid ending in `n`. */
+async function oneLine(sb: Sandbox, n: number): Promise<void> {
   const line = JSON.stringify({
     type: "user",
-    uuid: "cccccccc-0000-4000-8000-000000000002",
+    uuid: `cccccccc-0000-4000-8000-${String(n).padStart(12, "0")}`,
     sessionId: OTHER,
     cwd: P,
     timestamp: "2026-05-01T10:00:00Z",
     message: { role: "user", content: "hello" },
   }) + "\n";
   await writeTranscript(sb.claude, P, `${OTHER}.jsonl`, line);
+}
+
+Deno.test("the pass the launcher starts for a prompt takes the gate itself; its hook starts none", async () => {
+  await using sb = await hookSandbox();
+  await oneLine(sb, 2);
   const gated = { env: { TERMINUS_PASS_GATE: "1" } };
   // the hook, told the launcher started its pass, starts none and leaves the gate alone
   const r = await hookOnTime(sb, ["UserPromptSubmit"], {
@@ -325,15 +330,7 @@ Deno.test("the pass the launcher starts for a prompt takes the gate itself; its 
 
 Deno.test("hook: a prompt right after a pass was started starts none; SessionEnd starts one", async () => {
   await using sb = await hookSandbox();
-  const line = JSON.stringify({
-    type: "user",
-    uuid: "cccccccc-0000-4000-8000-000000000001",
-    sessionId: OTHER,
-    cwd: P,
-    timestamp: "2026-05-01T10:00:00Z",
-    message: { role: "user", content: "hello" },
-  }) + "\n";
-  await writeTranscript(sb.claude, P, `${OTHER}.jsonl`, line);
+  await oneLine(sb, 1);
   assert.equal(claimPassStart(sb.data, false), true); // as if a hook had just started one
   const r = await hookOnTime(sb, ["UserPromptSubmit"], {
     stdin: promptPayload(OTHER, P, "hello there"),
