@@ -24,13 +24,14 @@ const CAP = 40;
 const BIG_TURNS = 300;
 
 /** A small project archived first (its turns hold the oldest ids), then a big one after it. */
+/** A session `sid` in the folder `name` of `w`, its first turn at 10:00 on `day`. */
+function session(w: World, sid: string, name: string, day: string): Transcript {
+  return new Transcript({ sessionId: sid, cwd: w.dir(name), start: `${day}T10:00:00.000Z` });
+}
+
 async function fixture(): Promise<{ w: World; small: string[]; big: string[]; rare: string }> {
   const w = await world();
-  const s = new Transcript({
-    sessionId: SMALL_SID,
-    cwd: w.dir("small"),
-    start: "2026-01-01T10:00:00.000Z",
-  });
+  const s = session(w, SMALL_SID, "small", "2026-01-01");
   const small = [
     s.assistant("the common word, said once in the small project"),
     s.assistant("common again here, and the marmalade recipe"),
@@ -38,11 +39,7 @@ async function fixture(): Promise<{ w: World; small: string[]; big: string[]; ra
   ];
   await put(w, s);
   await ingest(w);
-  const b = new Transcript({
-    sessionId: BIG_SID,
-    cwd: w.dir("big"),
-    start: "2026-02-01T10:00:00.000Z",
-  });
+  const b = session(w, BIG_SID, "big", "2026-02-01");
   const big: string[] = [];
   let rare = "";
   for (let i = 0; i < BIG_TURNS; i++) {
@@ -142,11 +139,7 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
   // one session whose every turn says `common` many times, so its doclist spans several pages
   const w = await world();
   await using _ = w;
-  const t = new Transcript({
-    sessionId: BIG_SID,
-    cwd: w.dir("big"),
-    start: "2026-02-01T10:00:00.000Z",
-  });
+  const t = session(w, BIG_SID, "big", "2026-02-01");
   const zephyrs: string[] = [];
   for (let i = 0; i < 1200; i++) {
     const u = t.assistant(
@@ -230,19 +223,11 @@ Deno.test("a word whose doclist spans many pages adds nothing alike; the rare wo
  */
 async function phraseStore(later: boolean, newSayers: number): Promise<{ w: World; id: number }> {
   const w = await world();
-  const old = new Transcript({
-    sessionId: SMALL_SID,
-    cwd: w.dir("small"),
-    start: "2026-01-01T10:00:00.000Z",
-  });
+  const old = session(w, SMALL_SID, "small", "2026-01-01");
   const sayer = old.assistant("we saw gamma delta once, in this order");
   await put(w, old);
   await ingest(w);
-  const b = new Transcript({
-    sessionId: BIG_SID,
-    cwd: w.dir("big"),
-    start: "2026-02-01T10:00:00.000Z",
-  });
+  const b = session(w, BIG_SID, "big", "2026-02-01");
   for (let i = 0; i < 100; i++) {
     b.assistant(
       i < 100 - newSayers
@@ -253,11 +238,7 @@ async function phraseStore(later: boolean, newSayers: number): Promise<{ w: Worl
   await put(w, b);
   await ingest(w);
   if (later) {
-    const c = new Transcript({
-      sessionId: LATER_SID,
-      cwd: w.dir("later"),
-      start: "2026-03-01T10:00:00.000Z",
-    });
+    const c = session(w, LATER_SID, "later", "2026-03-01");
     for (let i = 0; i < 300; i++) c.assistant(`line ${i} of something else entirely`);
     await put(w, c);
     await ingest(w);
@@ -310,11 +291,7 @@ Deno.test("a connection left open counts a word's pages again once a pass has co
   // the MCP server's connection lives through passes: what it read of the index must follow
   const w = await world();
   await using _ = w;
-  const few = new Transcript({
-    sessionId: SMALL_SID,
-    cwd: w.dir("few"),
-    start: "2026-02-01T10:00:00.000Z",
-  });
+  const few = session(w, SMALL_SID, "few", "2026-02-01");
   for (let i = 0; i < 3; i++) few.assistant(`turn ${i} common`);
   await put(w, few);
   await ingest(w);
@@ -322,11 +299,7 @@ Deno.test("a connection left open counts a word's pages again once a pass has co
   try {
     const before = ftsSegments(o.db);
     assert.equal(clausePages(o.db, '"common"', before), 0, "three turns fit in a page");
-    const many = new Transcript({
-      sessionId: BIG_SID,
-      cwd: w.dir("many"),
-      start: "2026-02-02T10:00:00.000Z",
-    });
+    const many = session(w, BIG_SID, "many", "2026-02-02");
     for (let i = 0; i < 1200; i++) many.assistant(`turn ${i} ${"common ".repeat(20)}`);
     await put(w, many);
     await ingest(w);
