@@ -12,7 +12,7 @@ import { openRead } from "../core/store/db.ts";
 import { initReader } from "../core/store/codec.ts";
 import { excerptFor, excerptFromQuote } from "../core/recall/excerpt.ts";
 import { parseQuery } from "../core/recall/query.ts";
-import { wholeQuotes } from "../core/store/turns.ts";
+import { quotesFor } from "../core/store/inject_sql.ts";
 import { INJECTION_CHARS_CAP, QUOTE_FOLD_CHARS } from "../core/constants.ts";
 
 const FIXTURE_ID = "5e5e5e5e-0000-4000-8000-000000000001";
@@ -57,7 +57,7 @@ Deno.test("an excerpt cut from a turn's whole quote is the one its blocks give",
       stream_offset: number;
       byte_len: number;
     }[];
-    const quotes = wholeQuotes(o.db, turns.map((r) => r.id), INJECTION_CHARS_CAP);
+    const quotes = quotesFor(o.db, turns.map((r) => r.id), undefined, INJECTION_CHARS_CAP);
     let compared = 0;
     let longest = 0;
     for (const r of turns) {

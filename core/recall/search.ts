@@ -11,7 +11,7 @@ import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { parseQuery } from "./query.ts";
 import { excerptFor, excerptFromQuote } from "./excerpt.ts";
 import { isRedacting } from "../egress.ts";
-import { wholeQuotes } from "../store/turns.ts";
+import { quotesFor } from "../store/inject_sql.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
 import { anyWordHits, readWords, sessionHits } from "./further.ts";
 import {
@@ -67,11 +67,11 @@ export function readsBlocks(hits: Hit[], quotes = new Map<number, string>()): bo
  * result): their excerpts are cut from it, the same text the blocks give, with no block read.
  * None when the search redacts.
  */
-export function quotesFor(db: Db, hits: Hit[], filter: (s: string) => string): Map<number, string> {
+export function hitQuotes(db: Db, hits: Hit[], filter: (s: string) => string): Map<number, string> {
   if (isRedacting(filter)) return new Map();
   const ids = hits.filter((h) => !h.candidate.evicted && h.candidate.byteLen <= QUOTE_FOLD_CHARS)
     .map((h) => h.turn_id);
-  return ids.length ? wholeQuotes(db, ids, INJECTION_CHARS_CAP) : new Map();
+  return quotesFor(db, ids, undefined, INJECTION_CHARS_CAP);
 }
 
 /** Fills each hit's excerpt: from its quote where `quotes` has it, else from the blocks. */
@@ -185,7 +185,7 @@ export async function runSearch(
   startReader();
   const { hits, further } = answerHits(db, a);
   const titles = a.titles ? searchTitles(db, a) : [];
-  const quotes = quotesFor(db, hits, a.filter);
+  const quotes = hitQuotes(db, hits, a.filter);
   if (readsBlocks(hits, quotes)) await initReader();
   cutExcerpts(db, hits, a, quotes);
   const reason = hits.length || titles.length

@@ -79,16 +79,27 @@ export function projectTotals(db: Db, vis: Visibility): { sessions: number; turn
   return r;
 }
 
-export function quotesFor(db: Db, ids: number[], chars?: number): Map<number, string> {
+/**
+ * The quotes of `ids`. With `chars`, each text's head only; with `under`, only the texts shorter
+ * than that many characters: for a record no longer than QUOTE_FOLD_CHARS bytes and `under`
+ * INJECTION_CHARS_CAP, the turn's whole folded text (a longer one was cut at the cap).
+ */
+export function quotesFor(
+  db: Db,
+  ids: number[],
+  chars?: number,
+  under?: number,
+): Map<number, string> {
   const out = new Map<number, string>();
   if (!ids.length) return out;
   // with `chars`, only each text's head is copied out of SQLite; one statement whatever the
   // count (the ids as JSON), compiled once per handle
   const col = chars === undefined ? "text" : `substr(text, 1, ${Math.floor(chars)}) AS text`;
+  const short = under === undefined ? "" : ` AND length(text) < ${Math.floor(under)}`;
   const rows = cached(
     db,
     `SELECT turn_id AS id, ${col} FROM turn_text
-     WHERE turn_id IN (SELECT value FROM json_each(?))`,
+     WHERE turn_id IN (SELECT value FROM json_each(?))${short}`,
   ).all(JSON.stringify(ids)) as unknown as Quote[];
   for (const r of rows) out.set(r.id, r.text);
   return out;

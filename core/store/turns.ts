@@ -55,18 +55,6 @@ function toTurn(r: Record<string, unknown>): TurnRecord {
 }
 
 /** One turn by id, regardless of visibility; the caller decides what it may see. */
-/**
- * The quotes (turn_text) of those of `ids` shorter than `under` characters: for a record no
- * longer than QUOTE_FOLD_CHARS bytes, the turn's whole folded text.
- */
-export function wholeQuotes(db: Db, ids: number[], under: number): Map<number, string> {
-  const rows = db.prepare(
-    `SELECT turn_id, text FROM turn_text
-     WHERE turn_id IN (SELECT value FROM json_each(?)) AND length(text) < ?`,
-  ).all(JSON.stringify(ids), under) as { turn_id: number; text: string }[];
-  return new Map(rows.map((r) => [r.turn_id, r.text]));
-}
-
 export function turnById(db: Db, id: number): TurnRecord | null {
   const r = db.prepare(TURN_SQL + " WHERE t.id = ?").get(id) as Record<string, unknown> | undefined;
   return r ? toTurn(r) : null;
