@@ -181,8 +181,9 @@ const SURROGATE = /[\uD800-\uDFFF]/;
 
 /**
  * The excerpt of a turn whose whole folded text ingest kept (its quote in turn_text, see
- * quotesFor with `under`): the same text excerptFor reads from the blocks, with no block decompressed and
- * no record parsed. Not for a search that redacts: redaction works on the record.
+ * quotesFor with `under`): the same text excerptFor reads from the blocks, with no block
+ * decompressed and no record parsed. Not for a search that redacts: redaction works on the
+ * record.
  */
 export function excerptFromQuote(quote: string, folded: string[], inOrder: string[] = []): Span {
   return cutSpan(fold(asSeen(quote)), folded, inOrder);
