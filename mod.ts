@@ -3,77 +3,19 @@
  * The program's entry; hook.ts is the installed copy's second, for hooks alone, and the two
  * share deliver.ts for what follows a command's run.
  */
-import { type Entry, find, REGISTRY, usageText } from "./commands/mod.ts";
-import type { Command, Parsed } from "./commands/types.ts";
-import { parse, runCommand } from "./commands/parse.ts";
-import { HOOK_PASS_VAR, passWaitLeft, processContext, takeEnv } from "./core/context.ts";
+import { find, REGISTRY, usageText } from "./commands/mod.ts";
+import type { Command } from "./commands/types.ts";
+import { HOOK_PASS_VAR, passWaitLeft, takeEnv } from "./core/context.ts";
 import { PASS_GATE_VAR } from "./core/setup/locations.ts";
 import { HOOK_PASS_WAIT_MS, VERSION } from "./core/constants.ts";
-import { errorText, UsageError } from "./core/errors.ts";
-import { Progress, type ProgressFactory } from "./core/progress.ts";
-import { escapeControls, type Outcome, outcome, render } from "./core/output.ts";
 import { wrapText } from "./core/width.ts";
-import { dialogue, isTerminal, streams, writeAll } from "./io.ts";
-import { columnsOf, deliver, exitWith, paged } from "./deliver.ts";
+import { writeAll } from "./io.ts";
+import { columnsOf, exitWith } from "./deliver.ts";
+import { misuse, runEntered, usageOf } from "./command_run.ts";
 
-/** Progress drawn in place on stderr: a carriage return, the line, erase to its end. */
-const terminalProgress: ProgressFactory = (label, total, unit) =>
-  new Progress(label, total, unit, (line) => {
-    writeAll("stderr", [line === null ? "\r\x1b[K" : `\r${line}\x1b[K`]);
-  });
-
-/** One line of error, then the usage of the command misused (or the list of commands). */
-function misuse(message: string, cmd?: Command, usageLines?: string): never {
-  const usage = usageLines ??
-    (cmd && !cmd.misuseListsCommands
-      ? `usage: ${cmd.usage}\nterminus help ${cmd.name} lists every option, with examples.\n`
-      : usageText());
-  writeAll("stderr", [
-    wrapText(`terminus: ${escapeControls(message)}\n\n${usage}`, columnsOf("stderr")),
-  ]);
-  Deno.exit(2);
-}
-
-/** `--help` or `-h` among a command's options (before any `--`). */
-function asksHelp(args: string[]): boolean {
-  const end = args.indexOf("--");
-  return (end < 0 ? args : args.slice(0, end)).some((a) => a === "--help" || a === "-h");
-}
-
-/**
- * `<command> --help` or `-h` (anywhere before `--`): the command's help, or its verb's when
- * the first word names one (`sessions show -h`), on stdout, exit 0, as gh, rg and git do;
- * wrapped to the terminal like any answer, through the pager when it is taller.
- */
-async function commandHelp(cmd: Command, entry: Entry, args: string[]): Promise<number> {
-  const { helpText } = await import("./commands/help.ts");
-  const verb = cmd.subcommands?.names.includes(args[0]) ? args[0] : undefined;
-  const help = outcome("help", null, { human: [helpText(cmd, entry.summary, verb)] });
-  const r = render(help, false, columnsOf("stdout"));
-  if (!(await paged(r.stdout))) writeAll("stdout", r.stdout);
-  return 0;
-}
-
-/** Misuse of a command: exit 2; a first word that is a slip for one of its subcommands is named. */
-async function commandMisuse(
-  message: string,
-  cmd: Command,
-  _entry: Entry,
-  args: string[],
-): Promise<never> {
-  const word = args[0];
-  const names = cmd.subcommands?.names;
-  if (names && word !== undefined && !names.includes(word)) {
-    const { closest } = await import("./core/suggest.ts");
-    const meant = closest(word, names);
-    if (meant) misuse(`${message}; did you mean '${meant}'?`, cmd);
-  }
-  // a verb's misuse shows that verb's usage, not all twelve lines of the command's
-  if (names && !cmd.misuseListsCommands) {
-    const { formUsage } = await import("./commands/help.ts");
-    misuse(message, cmd, formUsage(cmd, names.includes(word) ? word : undefined));
-  }
-  misuse(message, cmd);
+/** One line of error, then the usage of the command misused (or the list of commands); exit 2. */
+function misuseOf(message: string, cmd?: Command): never {
+  misuse(message, cmd && !cmd.misuseListsCommands ? usageOf(cmd) : usageText());
 }
 
 /** An unknown command: a likely slip gets `did you mean` and that command's usage line. */
@@ -81,9 +23,9 @@ async function unknownCommand(name: string): Promise<never> {
   const { closest } = await import("./core/suggest.ts");
   const meant = closest(name, REGISTRY.map((e) => e.name));
   if (meant) {
-    misuse(`unknown command '${name}'; did you mean '${meant}'?`, await find(meant)!.load());
+    misuseOf(`unknown command '${name}'; did you mean '${meant}'?`, await find(meant)!.load());
   }
-  misuse(`unknown command '${name}'`);
+  misuseOf(`unknown command '${name}'`);
 }
 
 /**
@@ -134,44 +76,17 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (first === "--version" || first === "-V") {
-    if (argv.length > 1) misuse(`${first} takes no arguments`);
+    if (argv.length > 1) misuseOf(`${first} takes no arguments`);
     writeAll("stdout", [`terminus ${VERSION}\n`]);
     return 0;
   }
-  if (first.startsWith("-")) misuse(`unknown option '${first}'`);
+  if (first.startsWith("-")) misuseOf(`unknown option '${first}'`);
   if (first === "ingest") {
     if (!await throughGate()) return 0;
     await waitOutHook();
   }
   const entry = find(first) ?? await unknownCommand(first);
-  const cmd = await entry.load();
-  const args = argv.slice(1);
-  if (asksHelp(args)) return await commandHelp(cmd, entry, args);
-
-  let parsed: Parsed;
-  try {
-    parsed = await parse(cmd, args);
-  } catch (e) {
-    return await commandMisuse((e as Error).message, cmd, entry, args);
-  }
-  let result: Outcome;
-  try {
-    const ctx = processContext();
-    ctx.io = dialogue; // not a spread, which would work out the lazy `self` on every run
-    ctx.streams = streams;
-    if (!parsed.json && !cmd.unattended && isTerminal("stderr")) {
-      ctx.progress = terminalProgress;
-    }
-    result = await runCommand(cmd, ctx, parsed);
-  } catch (e) {
-    if (e instanceof UsageError) return await commandMisuse(e.message, cmd, entry, args);
-    result = outcome(cmd.name, cmd.empty(parsed), {
-      ok: false,
-      reason: errorText(e),
-      exitCode: 1,
-    });
-  }
-  return await deliver(result, parsed.json);
+  return await runEntered(await entry.load(), entry.summary, argv.slice(1), usageText);
 }
 
 if (import.meta.main) await exitWith(() => main(Deno.args));

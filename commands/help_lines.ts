@@ -15,3 +15,5 @@ export const UNTIL: HelpLine = [
 ];
 export const JSON_OPTION: HelpLine = ["--json", "write one JSON document on stdout"];
 export const RAW: HelpLine = ["--raw", "with redact_recall on, print unfiltered text for this run"];
+/** Search's line in the list of commands; the search entry (search.ts) heads its help with it too. */
+export const SEARCH_SUMMARY = "find past turns by words, paths, errors, names";

@@ -3,6 +3,7 @@
  * pays only for the code it uses.
  */
 import type { Command } from "./types.ts";
+import { SEARCH_SUMMARY } from "./help_lines.ts";
 
 export interface Entry {
   name: string;
@@ -53,7 +54,7 @@ export const REGISTRY: readonly Entry[] = [
   e("reindex", "rebuild the search index from the blocks", () => import("./reindex.ts")),
   e("replay", "re-score logged prompts under other thresholds", () => import("./replay.ts")),
   e("retention", "what the [retention] rule would act on next", () => import("./retention.ts")),
-  e("search", "find past turns by words, paths, errors, names", () => import("./search.ts")),
+  e("search", SEARCH_SUMMARY, () => import("./search.ts")),
   e("sessions", "list the archived sessions of a project", () => import("./sessions/mod.ts")),
   e("show", "print the archived record behind turn ids", () => import("./show.ts")),
   e("stats", "is what is handed over on each prompt helping?", () => import("./stats.ts")),

@@ -24,7 +24,9 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { launcherText } from "../core/setup/bundle.ts";
+import { launcherText, SEARCH_BUNDLE, SEARCH_START } from "../core/setup/bundle.ts";
+import { main as searchEntry } from "../search.ts";
+import { SEARCH_SUMMARY } from "../commands/help_lines.ts";
 import { PASS_STAMP_FILE } from "../core/paths.ts";
 import { SOURCE_DIRS, SOURCE_FILES } from "../core/setup/source.ts";
 import { HOOK_EVENTS } from "../hooks/run.ts";
@@ -818,6 +820,55 @@ Deno.test({
     assert.equal(again.code, 0, again.err);
     assert.match(await notes(), /derive worker stopped/);
   },
+});
+
+Deno.test({
+  name:
+    "an installed copy runs a search from the search's own bundle, and the rest from the program",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox("none");
+    const copy = await installBundled(sb);
+    const start = join(copy, SEARCH_START);
+    const bundle = join(copy, SEARCH_BUNDLE);
+    assert.ok(await exists(start) && await exists(bundle));
+    const s = new Session(sid(0x4f0), ALPHA, daysAgo(1));
+    s.user("why does the widget factory leak?");
+    s.assistant("It keeps every widget it made.");
+    await s.write(sb);
+    assert.equal((await runInstalled(sb, ["ingest"])).code, 0);
+    const ask = ["search", "widget", "factory", "--project", "*", "--json"];
+    const own = await runInstalled(sb, ask);
+    assert.equal(own.code, 0, own.err);
+    assert.equal(JSON.parse(own.out).data.hits.length, 1, own.out);
+    // help and misuse come from the same place, as through the program
+    const help = await runInstalled(sb, ["search", "--help"]);
+    assert.equal(help.code, 0, help.err);
+    assert.match(help.out, new RegExp(SEARCH_SUMMARY));
+    const bad = await runInstalled(sb, ["search", "--bogus"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.err, /unknown option '--bogus'[\s\S]*usage: terminus search/);
+
+    // the launcher sends `search` to the search's file and anything else to mod.js
+    await Deno.rename(bundle, `${bundle}.real`);
+    await Deno.writeTextFile(
+      bundle,
+      'export function start() { console.log("the search entry ran"); Deno.exit(0); }\n',
+    );
+    assert.equal((await runInstalled(sb, ask)).out, "the search entry ran\n");
+    const other = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
+    assert.match(other.out, new RegExp(sid(0x4f0)), other.out + other.err);
+    // without the start file the program answers the search itself, the same way
+    await Deno.remove(start);
+    const program = await runInstalled(sb, ask);
+    assert.equal(program.code, 0, program.err);
+    assert.equal(program.out, own.out);
+  },
+});
+
+Deno.test("the search entry refuses any other command: the launcher sends those to mod.js", async () => {
+  assert.equal(await searchEntry(["sessions"]), 2);
 });
 
 Deno.test({

@@ -31,6 +31,20 @@ export const BUNDLE_ENTRY = "mod.js";
  * for `hook <event>` while it is there.
  */
 export const HOOK_ENTRY = "hook.js";
+/**
+ * The search's entry (search.ts), bundled alone into one file beside mod.js, and the file the
+ * launcher runs for `search`, which imports it: a main module's compiled code is kept in the
+ * runtime's code cache only once the event loop has turned, and a search can end before it
+ * does, so run as the main module its file would be compiled on every start.
+ */
+export const SEARCH_BUNDLE = "search.js";
+export const SEARCH_START = "search_start.js";
+const SEARCH_START_TEXT = [
+  `// The launcher's entry for \`terminus search\` (core/setup/bundle.ts, SEARCH_START).`,
+  `const { start } = await import("./${SEARCH_BUNDLE}");`,
+  "await start();",
+  "",
+].join("\n");
 /** The derive worker's entry, bundled at its source path (core/ingest/deriver.ts looks there). */
 const WORKER_SOURCE = "core/ingest/derive_worker.ts";
 
@@ -88,6 +102,15 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
     if (h.code !== 0) {
       try {
         Deno.removeSync(join(out, HOOK_ENTRY), { recursive: true });
+      } catch { /* never written */ }
+    }
+    // the search's own file, the same way: without it searches run through mod.js
+    const sr = bundleRun(plan, dir, ["--output", join(out, SEARCH_BUNDLE), join(dir, "search.ts")]);
+    if (sr.code === 0 && isFile(join(out, SEARCH_BUNDLE))) {
+      Deno.writeTextFileSync(join(out, SEARCH_START), SEARCH_START_TEXT);
+    } else {
+      try {
+        Deno.removeSync(join(out, SEARCH_BUNDLE), { recursive: true });
       } catch { /* never written */ }
     }
     const moved: string[] = [];
@@ -171,6 +194,12 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     ).join(" ");
   const argv = words(installedArgv(RUNTIME_WORD, layout.sourceDir));
   const hook = hookArgv(RUNTIME_WORD, layout.sourceDir);
+  const search = searchArgv(RUNTIME_WORD, layout.sourceDir);
+  const searchLine = search === null ? [] : [
+    `case "$1" in search) [ -f ${shellWord(search.at(-1)!)} ] && exec ${
+      words(search)
+    } "$@" ;; esac`,
+  ];
   // Claude Code's one form of a hook goes to the hook's own file while it is there
   const hookLine = hook === null ? [] : [
     // The hook's pass is started here, before the runtime, through bash's job as the hook
@@ -217,6 +246,7 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
       shellWord(every)
     } ;; esac`,
     ...hookLine,
+    ...searchLine,
     `exec ${argv} "$@"`,
     "",
   ].join("\n");
@@ -245,6 +275,12 @@ export function launcherNames(text: string): { deno: string; main: string } | nu
 export function hookArgv(deno: string, sourceDir: string): string[] | null {
   if (!bundled(sourceDir) || !isFile(join(sourceDir, HOOK_ENTRY))) return null;
   return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, HOOK_ENTRY)];
+}
+
+/** The argv that runs a bundled copy's search entry, or null for a copy without one. */
+export function searchArgv(deno: string, sourceDir: string): string[] | null {
+  if (!bundled(sourceDir) || !isFile(join(sourceDir, SEARCH_START))) return null;
+  return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, SEARCH_START)];
 }
 
 /**

@@ -11,7 +11,16 @@ import { concat } from "../bytes.ts";
 const encoder = new TextEncoder();
 
 /** The parts of a checkout the program needs, and nothing else (no tests, docs, bench). */
-export const SOURCE_FILES = ["mod.ts", "hook.ts", "deliver.ts", "io.ts", "deno.json", "deno.lock"];
+export const SOURCE_FILES = [
+  "mod.ts",
+  "hook.ts",
+  "search.ts",
+  "command_run.ts",
+  "deliver.ts",
+  "io.ts",
+  "deno.json",
+  "deno.lock",
+];
 export const SOURCE_DIRS = ["commands", "core", "hooks", "mcp"];
 
 export interface NpmPackage {
