@@ -17,3 +17,5 @@ export const JSON_OPTION: HelpLine = ["--json", "write one JSON document on stdo
 export const RAW: HelpLine = ["--raw", "with redact_recall on, print unfiltered text for this run"];
 /** Search's line in the list of commands; the search entry (search.ts) heads its help with it too. */
 export const SEARCH_SUMMARY = "find past turns by words, paths, errors, names";
+/** Ingest's line in the list of commands; the pass's entry (ingest.ts) heads its help with it. */
+export const INGEST_SUMMARY = "archive new transcript bytes (or one file)";

@@ -3,7 +3,7 @@
  * pays only for the code it uses.
  */
 import type { Command } from "./types.ts";
-import { SEARCH_SUMMARY } from "./help_lines.ts";
+import { INGEST_SUMMARY, SEARCH_SUMMARY } from "./help_lines.ts";
 
 export interface Entry {
   name: string;
@@ -43,7 +43,7 @@ export const REGISTRY: readonly Entry[] = [
     "import Claude Code's prompt history (history.jsonl)",
     () => import("./import_history.ts"),
   ),
-  e("ingest", "archive new transcript bytes (or one file)", () => import("./ingest.ts")),
+  e("ingest", INGEST_SUMMARY, () => import("./ingest.ts")),
   e(
     "install",
     "wire Terminus into Claude Code",

@@ -15,8 +15,10 @@
  *        deno run --allow-read scripts/check_house.ts --floors [<repo>]   (prints the diagram)
  */
 import { dirname, join, relative, resolve } from "node:path";
+import { SOURCE_DIRS, SOURCE_FILES } from "../core/setup/source.ts";
 
-const SOURCE = ["mod.ts", "hook.ts", "deliver.ts", "io.ts", "commands", "core", "hooks", "mcp"];
+/** The program's source: what an install copies, but its config and lock. */
+const SOURCE = [...SOURCE_FILES.filter((f) => f.endsWith(".ts")), ...SOURCE_DIRS];
 
 function sourceFiles(ROOT: string): string[] {
   const out: string[] = [];

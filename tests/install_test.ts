@@ -24,8 +24,9 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { launcherText, SEARCH_BUNDLE, SEARCH_START } from "../core/setup/bundle.ts";
+import { launcherText, ownBundle, ownStart } from "../core/setup/bundle.ts";
 import { main as searchEntry } from "../search.ts";
+import { main as ingestEntry } from "../ingest.ts";
 import { SEARCH_SUMMARY } from "../commands/help_lines.ts";
 import { PASS_STAMP_FILE } from "../core/paths.ts";
 import { SOURCE_DIRS, SOURCE_FILES } from "../core/setup/source.ts";
@@ -830,8 +831,8 @@ Deno.test({
   async fn() {
     await using sb = await setupBox("none");
     const copy = await installBundled(sb);
-    const start = join(copy, SEARCH_START);
-    const bundle = join(copy, SEARCH_BUNDLE);
+    const start = join(copy, ownStart("search"));
+    const bundle = join(copy, ownBundle("search"));
     assert.ok(await exists(start) && await exists(bundle));
     const s = new Session(sid(0x4f0), ALPHA, daysAgo(1));
     s.user("why does the widget factory leak?");
@@ -865,6 +866,70 @@ Deno.test({
     assert.equal(program.code, 0, program.err);
     assert.equal(program.out, own.out);
   },
+});
+
+Deno.test({
+  name:
+    "an installed copy runs a pass from the pass's own bundle, typed or started by a hook's launch",
+  sanitizeResources: false,
+  sanitizeOps: false,
+  async fn() {
+    await using sb = await setupBox("none");
+    const copy = await installBundled(sb);
+    const start = join(copy, ownStart("ingest"));
+    const bundle = join(copy, ownBundle("ingest"));
+    assert.ok(await exists(start) && await exists(bundle));
+    const runs = () => query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM runs")[0].n;
+    const s = new Session(sid(0x4f8), ALPHA, daysAgo(1));
+    s.user("why does the widget factory leak?");
+    await s.write(sb);
+    const typed = await runInstalled(sb, ["ingest"]);
+    assert.equal(typed.code, 0, typed.err);
+    assert.match(typed.err, /1 file\(s\) walked, 1 committed/);
+    // a pass started for a prompt takes the burst gate here too: shut, it does nothing
+    await Deno.writeTextFile(join(sb.data, PASS_STAMP_FILE), "1"); // a start just now
+    const before = runs();
+    const gated = await runCli(sb, ["ingest"], {
+      program: linkOf(sb),
+      env: { TERMINUS_PASS_GATE: "1" },
+    });
+    assert.equal(gated.code, 0, gated.err);
+    assert.equal(runs(), before, "a gated-out pass writes no run row");
+
+    // the launcher sends `ingest` to the pass's file, and so does the pass a hook's launch starts
+    await Deno.rename(bundle, `${bundle}.real`);
+    const mark = join(sb.dir, "pass-entry-ran");
+    await Deno.writeTextFile(
+      bundle,
+      `export function start() { Deno.writeTextFileSync(${
+        JSON.stringify(mark)
+      }, "ran"); Deno.exit(0); }\n`,
+    );
+    assert.equal((await runInstalled(sb, ["ingest"])).code, 0);
+    assert.ok(await exists(mark), "typed: the pass's own file ran");
+    await Deno.remove(mark);
+    const hooked = await hook(sb, ["SessionStart"], {
+      stdin: startPayload(sid(0x4f9), ALPHA),
+      argv: () => [linkOf(sb), "hook", "SessionStart"],
+    });
+    assert.equal(hooked.code, 0, hooked.err);
+    await settleDetached(sb);
+    assert.ok(await exists(mark), "started by the launch: the pass's own file ran");
+    // without the start file the program runs the pass itself
+    await Deno.remove(start);
+    const later = new Session(sid(0x4fa), ALPHA, daysAgo(1));
+    later.user("and the gadget registry?");
+    await later.write(sb);
+    const program = await runInstalled(sb, ["ingest"]);
+    assert.equal(program.code, 0, program.err);
+    assert.match(program.err, /committed/);
+    const listed = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
+    assert.match(listed.out, new RegExp(sid(0x4fa)), listed.out + listed.err);
+  },
+});
+
+Deno.test("the pass's entry refuses any other command: the launcher sends those to mod.js", async () => {
+  assert.equal(await ingestEntry(["search"]), 2);
 });
 
 Deno.test("the search entry refuses any other command: the launcher sends those to mod.js", async () => {

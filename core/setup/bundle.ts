@@ -32,19 +32,23 @@ export const BUNDLE_ENTRY = "mod.js";
  */
 export const HOOK_ENTRY = "hook.js";
 /**
- * The search's entry (search.ts), bundled alone into one file beside mod.js, and the file the
- * launcher runs for `search`, which imports it: a main module's compiled code is kept in the
- * runtime's code cache only once the event loop has turned, and a search can end before it
- * does, so run as the main module its file would be compiled on every start.
+ * The commands with a file of their own: `<name>.ts` at the copy's root, bundled alone into
+ * `<name>.js` (ownBundle), and the file the launcher runs for `<name>` (ownStart), which
+ * imports it. A main module's compiled code is kept in the runtime's code cache only once the
+ * event loop has turned, and a search or a pass with nothing to do can end before it does, so
+ * run as the main module the file would be compiled on every start.
  */
-export const SEARCH_BUNDLE = "search.js";
-export const SEARCH_START = "search_start.js";
-const SEARCH_START_TEXT = [
-  `// The launcher's entry for \`terminus search\` (core/setup/bundle.ts, SEARCH_START).`,
-  `const { start } = await import("./${SEARCH_BUNDLE}");`,
-  "await start();",
-  "",
-].join("\n");
+export const OWN_FILE_COMMANDS = ["search", "ingest"] as const;
+export type OwnFileCommand = typeof OWN_FILE_COMMANDS[number];
+export const ownBundle = (name: OwnFileCommand): string => `${name}.js`;
+export const ownStart = (name: OwnFileCommand): string => `${name}_start.js`;
+const ownStartText = (name: OwnFileCommand): string =>
+  [
+    `// The launcher's entry for \`terminus ${name}\` (core/setup/bundle.ts, ownStart).`,
+    `const { start } = await import("./${ownBundle(name)}");`,
+    "await start();",
+    "",
+  ].join("\n");
 /** The derive worker's entry, bundled at its source path (core/ingest/deriver.ts looks there). */
 const WORKER_SOURCE = "core/ingest/derive_worker.ts";
 
@@ -104,14 +108,18 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
         Deno.removeSync(join(out, HOOK_ENTRY), { recursive: true });
       } catch { /* never written */ }
     }
-    // the search's own file, the same way: without it searches run through mod.js
-    const sr = bundleRun(plan, dir, ["--output", join(out, SEARCH_BUNDLE), join(dir, "search.ts")]);
-    if (sr.code === 0 && isFile(join(out, SEARCH_BUNDLE))) {
-      Deno.writeTextFileSync(join(out, SEARCH_START), SEARCH_START_TEXT);
-    } else {
-      try {
-        Deno.removeSync(join(out, SEARCH_BUNDLE), { recursive: true });
-      } catch { /* never written */ }
+    // the search's and the pass's own files, the same way: without one, that command runs
+    // through mod.js
+    for (const name of OWN_FILE_COMMANDS) {
+      const bundle = join(out, ownBundle(name));
+      const r = bundleRun(plan, dir, ["--output", bundle, join(dir, `${name}.ts`)]);
+      if (r.code === 0 && isFile(bundle)) {
+        Deno.writeTextFileSync(join(out, ownStart(name)), ownStartText(name));
+      } else {
+        try {
+          Deno.removeSync(bundle, { recursive: true });
+        } catch { /* never written */ }
+      }
     }
     const moved: string[] = [];
     walkFiles(out, ".", moved);
@@ -192,14 +200,19 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
         ? '"$heap"'
         : shellWord(a)
     ).join(" ");
-  const argv = words(installedArgv(RUNTIME_WORD, layout.sourceDir));
+  const argv0 = installedArgv(RUNTIME_WORD, layout.sourceDir);
+  const argv = words(argv0);
   const hook = hookArgv(RUNTIME_WORD, layout.sourceDir);
-  const search = searchArgv(RUNTIME_WORD, layout.sourceDir);
-  const searchLine = search === null ? [] : [
-    `case "$1" in search) [ -f ${shellWord(search.at(-1)!)} ] && exec ${
-      words(search)
-    } "$@" ;; esac`,
-  ];
+  // the commands with a file of their own go there while it is there
+  const own = OWN_FILE_COMMANDS.flatMap((name) => {
+    const a = ownArgv(name, RUNTIME_WORD, layout.sourceDir);
+    return a === null
+      ? []
+      : [`${name}) [ -f ${shellWord(a.at(-1)!)} ] && exec ${words(a)} "$@" ;;`];
+  });
+  const ownLine = own.length ? [`case "$1" in ${own.join(" ")} esac`] : [];
+  // the pass a hook's launch starts runs the pass's own file when the copy has one
+  const pass = [...ownArgv("ingest", RUNTIME_WORD, layout.sourceDir) ?? argv0, "ingest"];
   // Claude Code's one form of a hook goes to the hook's own file while it is there
   const hookLine = hook === null ? [] : [
     // The hook's pass is started here, before the runtime, through bash's job as the hook
@@ -216,7 +229,9 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
       shellWord(BASH_JOB)
     } terminus ${
       bashJobArgs({ delayMs: HOOK_PASS_WAIT_MS, niceness: PASS_NICENESS }).map(shellWord).join(" ")
-    } ${argv} ingest </dev/null >/dev/null 2>&1 & ${LAUNCHER_PASS_VAR}=1; export ${LAUNCHER_PASS_VAR}; fi`,
+    } ${
+      words(pass)
+    } </dev/null >/dev/null 2>&1 & ${LAUNCHER_PASS_VAR}=1; export ${LAUNCHER_PASS_VAR}; fi`,
     `case "$1:$2:$#" in ${SETUP_HOOK_EVENTS.map((e) => `hook:${e}:2`).join("|")}) [ -f ${
       shellWord(hook.at(-1)!)
     } ] && exec ${words(hook)} "$@" ;; esac`,
@@ -246,7 +261,7 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
       shellWord(every)
     } ;; esac`,
     ...hookLine,
-    ...searchLine,
+    ...ownLine,
     `exec ${argv} "$@"`,
     "",
   ].join("\n");
@@ -277,10 +292,10 @@ export function hookArgv(deno: string, sourceDir: string): string[] | null {
   return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, HOOK_ENTRY)];
 }
 
-/** The argv that runs a bundled copy's search entry, or null for a copy without one. */
-export function searchArgv(deno: string, sourceDir: string): string[] | null {
-  if (!bundled(sourceDir) || !isFile(join(sourceDir, SEARCH_START))) return null;
-  return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, SEARCH_START)];
+/** The argv that runs a bundled copy's own file for `name`, or null for a copy without one. */
+export function ownArgv(name: OwnFileCommand, deno: string, sourceDir: string): string[] | null {
+  if (!bundled(sourceDir) || !isFile(join(sourceDir, ownStart(name)))) return null;
+  return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, ownStart(name))];
 }
 
 /**

@@ -15,6 +15,7 @@ export const SOURCE_FILES = [
   "mod.ts",
   "hook.ts",
   "search.ts",
+  "ingest.ts",
   "command_run.ts",
   "deliver.ts",
   "io.ts",
