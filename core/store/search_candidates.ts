@@ -234,11 +234,13 @@ export function searchCandidates(
   const pages = clauses.map((c) => clausePages(db, c, segs));
   const common = commonClauses(db, clauses, o.common ?? COMMON_RULE, pages);
   if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
+  // with no common clause every clause is scored, so the walk that finds the matches scores
+  // them too (BM25's idf is the whole index's, whatever rowids a statement reads)
   const few = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES)
-    ? everyMatch(db, match, lo, hi, readCap)
+    ? everyMatch(db, match, lo, hi, readCap, common.size === 0)
     : null;
   const cands = few
-    ? (few.length ? olderSayers(db, few, where, params, clauses, common) : [])
+    ? (few.ids.length ? olderSayers(db, few.ids, where, params, clauses, common, few.scores) : [])
     : (cachedArrays(
       db,
       `SELECT ${CANDIDATE_COLUMNS}, ${
@@ -465,14 +467,24 @@ function phraseWords(clause: string): string[] {
  * Walked forwards and stopped one row past the cap: backwards FTS5 reads each row of every
  * word's list down to where it stops (`cli/commands/codespace/setup_cmd.py`, 552 matches at
  * ~3 GB: 14.6 ms backwards, 6.0 forwards). Scope and filters need not be known: the rows they
- * pass are among these, so the capped read would have returned exactly those.
+ * pass are among these, so the capped read would have returned exactly those. `scored`: each
+ * row's BM25 of the match too (its idf walk is short: the match holds a rare word).
  */
-function everyMatch(db: Db, match: string, lo: number, hi: number, cap: number): number[] | null {
-  const ids = (cachedArrays(
+function everyMatch(
+  db: Db,
+  match: string,
+  lo: number,
+  hi: number,
+  cap: number,
+  scored: boolean,
+): { ids: number[]; scores: Map<number, number> | null } | null {
+  const rows = cachedArrays(
     db,
-    "SELECT rowid FROM turns_fts WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?",
-  ).all(match, ftsRowid(lo), ftsRowid(hi), cap + 1) as unknown as [number][]).map((r) => r[0]);
-  return ids.length > cap ? null : ids;
+    `SELECT rowid${scored ? ", -bm25(turns_fts)" : ""} FROM turns_fts
+     WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? LIMIT ?`,
+  ).all(match, ftsRowid(lo), ftsRowid(hi), cap + 1) as unknown as [number, number][];
+  if (rows.length > cap) return null;
+  return { ids: rows.map((r) => r[0]), scores: scored ? new Map(rows) : null };
 }
 
 /**
@@ -556,6 +568,7 @@ function olderSayers(
   params: (string | number)[],
   clauses: string[],
   common: Set<number>,
+  scores: Map<number, number> | null = null,
 ): Candidate[] {
   const rows = cachedArrays(
     db,
@@ -568,7 +581,8 @@ function olderSayers(
   const out = rows.map((r) => toCandidate(r));
   const scored = clauses.filter((_, i) => !common.has(i));
   if (!out.length || !scored.length) return out;
-  const score = bm25Of(db, scored, out);
+  // the BM25 of every clause, when the read that found them scored it
+  const score = scores ?? bm25Of(db, scored, out);
   for (const c of out) c.relevance = score.get(c.id) ?? 0;
   return out;
 }
