@@ -27,7 +27,7 @@ export function entitiesOf(
   // one statement whatever the count (the ids as JSON), its rows as arrays (see toCandidate)
   const rows =
     (words
-      ? cachedArrays(db, ENTITIES_HOLDING_SQL).all(JSON.stringify(ids), JSON.stringify(words))
+      ? cachedArrays(db, entitiesHoldingSql(words.length)).all(JSON.stringify(ids), ...words)
       : cachedArrays(db, ENTITIES_SQL).all(JSON.stringify(ids))) as unknown as [
         number,
         string,
@@ -43,10 +43,15 @@ export function entitiesOf(
 
 const ENTITIES_SQL =
   "SELECT turn_id AS id, kind, value FROM entities WHERE turn_id IN (SELECT value FROM json_each(?))";
-// a class name's 200 candidates hold some 1,100 entities, of which a dozen name it
-const ENTITIES_HOLDING_SQL = `${ENTITIES_SQL}
-  AND (EXISTS (SELECT 1 FROM json_each(?2) w WHERE instr(lower(entities.value), w.value))
-       OR entities.value GLOB '*[^' || char(1) || '-' || char(127) || ']*')`;
+// a class name's 200 candidates hold some 1,100 entities, of which a dozen name it; one
+// statement per word count, each word a parameter of its own (a json_each of the words was
+// read again for every row)
+const entitiesHoldingSql = (words: number) =>
+  `SELECT id, kind, value FROM (SELECT turn_id AS id, kind, value, lower(value) AS folded
+   FROM entities WHERE turn_id IN (SELECT value FROM json_each(?1)))
+   WHERE ${
+    words ? Array.from({ length: words }, (_, i) => `instr(folded, ?${i + 2})`).join(" OR ") : "0"
+  } OR value GLOB '*[^' || char(1) || '-' || char(127) || ']*'`;
 
 /** N for the entity idf: the archived turn count, summed per session (no scan of turns). */
 export function totalTurns(db: Db): number {
