@@ -879,6 +879,8 @@ Deno.test({
     const start = join(copy, ownStart("ingest"));
     const bundle = join(copy, ownBundle("ingest"));
     assert.ok(await exists(start) && await exists(bundle));
+    // hash-wasm by name: BLAKE3 alone, not every algorithm the package holds (blake3.ts)
+    assert.doesNotMatch(await Deno.readTextFile(bundle), /whirlpool/i);
     const runs = () => query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM runs")[0].n;
     const s = new Session(sid(0x4f8), ALPHA, daysAgo(1));
     s.user("why does the widget factory leak?");

@@ -4,14 +4,14 @@
  * (node:zlib, about 1 GB/s) and read by zstd's own decoder compiled to WebAssembly
  * (zstandard-wasm's, vendored): a process that only reads, `terminus search` above all, is
  * spared node:zlib's start-up (about 12 ms) and node's compatibility layer, and the decoder
- * is ready in about 1.5. BLAKE3 is hash-wasm. Each is loaded on first use, so a no-op pass or a
+ * is ready in about 1.5. BLAKE3 is hash-wasm's (blake3.ts). Each is loaded on first use, so a no-op pass or a
  * search with no hit to excerpt pays for none of them.
  */
 import { BLOCK_BYTES, ZSTD_LEVEL, ZSTD_WINDOW_LOG } from "../constants.ts";
 import { concat } from "../bytes.ts";
 
 type Zlib = typeof import("node:zlib");
-type Hasher = Awaited<ReturnType<typeof import("hash-wasm").createBLAKE3>>;
+type Hasher = Awaited<ReturnType<typeof import("./blake3.ts").createBLAKE3>>;
 /** zstd's decompressor as zstandard-wasm builds it: emscripten's malloc/free and the call. */
 interface ZstdExports {
   memory: WebAssembly.Memory;
@@ -46,7 +46,7 @@ export async function initFramer(): Promise<void> {
       },
     };
   }
-  if (!hasher) hasher = await (await import("hash-wasm")).createBLAKE3();
+  if (!hasher) hasher = await (await import("./blake3.ts")).createBLAKE3();
 }
 
 let compiledDecoder: Promise<WebAssembly.Module> | undefined;
