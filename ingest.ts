@@ -1,7 +1,7 @@
 /**
  * The installed copy's entry for `terminus ingest`, the archive pass every hook starts: the
- * launcher sends `ingest ...` here and anything else to mod.ts. Bundled alone into one file, a
- * pass loads that file instead of mod.js and the pass's share of the shared chunks
+ * launcher sends `ingest ...` here and anything else to mod.ts. Bundled alone, a pass loads
+ * that file and a few chunks instead of mod.js and the pass's share of its chunks
  * (docs/design/performance.md, "Search's own file, and the pass's").
  */
 import { command } from "./commands/ingest.ts";

@@ -1,7 +1,7 @@
 /**
  * The installed copy's entry for `terminus search`: the launcher sends `search ...` here and
- * anything else to mod.ts. Bundled alone into one file, a search loads that file instead of
- * mod.js and the search's share of the shared chunks, some thirty files
+ * anything else to mod.ts. Bundled alone, a search loads that file and a few chunks instead
+ * of mod.js and the search's share of its chunks, some thirty files
  * (docs/design/performance.md, "Search's own file, and the pass's").
  */
 import { command } from "./commands/search.ts";

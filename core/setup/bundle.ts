@@ -33,8 +33,9 @@ export const BUNDLE_ENTRY = "mod.js";
 export const HOOK_ENTRY = "hook.js";
 /**
  * The commands with a file of their own: `<name>.ts` at the copy's root, bundled alone into
- * `<name>.js` (ownBundle), and the file the launcher runs for `<name>` (ownStart), which
- * imports it. A main module's compiled code is kept in the runtime's code cache only once the
+ * `<name>.js` (ownBundle), with what it imports only on demand (the decoder's WebAssembly,
+ * BLAKE3, help) in chunks beside it, and the file the launcher runs for `<name>` (ownStart),
+ * which imports it. A main module's compiled code is kept in the runtime's code cache only once the
  * event loop has turned, and a search or a pass with nothing to do can end before it does, so
  * run as the main module the file would be compiled on every start.
  */
@@ -108,11 +109,18 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
         Deno.removeSync(join(out, HOOK_ENTRY), { recursive: true });
       } catch { /* never written */ }
     }
-    // the search's and the pass's own files, the same way: without one, that command runs
-    // through mod.js
+    // the search's and the pass's own files, the same way but for the modules they load on
+    // demand (a pass with nothing new loads neither the decoder nor BLAKE3): without one, that
+    // command runs through mod.js. A chunk is named by its content, so one the program's build
+    // also made is the same file.
     for (const name of OWN_FILE_COMMANDS) {
       const bundle = join(out, ownBundle(name));
-      const r = bundleRun(plan, dir, ["--output", bundle, join(dir, `${name}.ts`)]);
+      const r = bundleRun(plan, dir, [
+        "--code-splitting",
+        "--outdir",
+        out,
+        join(dir, `${name}.ts`),
+      ]);
       if (r.code === 0 && isFile(bundle)) {
         Deno.writeTextFileSync(join(out, ownStart(name)), ownStartText(name));
       } else {
