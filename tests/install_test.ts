@@ -24,7 +24,7 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { launcherText, ownBundle, ownStart } from "../core/setup/bundle.ts";
+import { launcherText, ownBundle, type OwnFileCommand, ownStart } from "../core/setup/bundle.ts";
 import { main as searchEntry } from "../search.ts";
 import { main as ingestEntry } from "../ingest.ts";
 import { SEARCH_SUMMARY } from "../commands/help_lines.ts";
@@ -823,6 +823,18 @@ Deno.test({
   },
 });
 
+/** Installs the checkout bundled; the start file and the bundle of `name`'s own file, both there. */
+async function ownFiles(
+  sb: Awaited<ReturnType<typeof setupBox>>,
+  name: OwnFileCommand,
+): Promise<{ start: string; bundle: string }> {
+  const copy = await installBundled(sb);
+  const start = join(copy, ownStart(name));
+  const bundle = join(copy, ownBundle(name));
+  assert.ok(await exists(start) && await exists(bundle), `${name}'s own file`);
+  return { start, bundle };
+}
+
 Deno.test({
   name:
     "an installed copy runs a search from the search's own bundle, and the rest from the program",
@@ -830,10 +842,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await using sb = await setupBox("none");
-    const copy = await installBundled(sb);
-    const start = join(copy, ownStart("search"));
-    const bundle = join(copy, ownBundle("search"));
-    assert.ok(await exists(start) && await exists(bundle));
+    const { start, bundle } = await ownFiles(sb, "search");
     const s = new Session(sid(0x4f0), ALPHA, daysAgo(1));
     s.user("why does the widget factory leak?");
     s.assistant("It keeps every widget it made.");
@@ -875,10 +884,7 @@ Deno.test({
   sanitizeOps: false,
   async fn() {
     await using sb = await setupBox("none");
-    const copy = await installBundled(sb);
-    const start = join(copy, ownStart("ingest"));
-    const bundle = join(copy, ownBundle("ingest"));
-    assert.ok(await exists(start) && await exists(bundle));
+    const { start, bundle } = await ownFiles(sb, "ingest");
     // hash-wasm by name: BLAKE3 alone, not every algorithm the package holds (blake3.ts); and
     // no WebAssembly at all in the file a no-op pass loads (`\0asm` in base64): the decoder and
     // BLAKE3 are chunks it loads on demand
