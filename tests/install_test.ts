@@ -937,6 +937,18 @@ Deno.test({
     assert.match(program.err, /committed/);
     const listed = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
     assert.match(listed.out, new RegExp(sid(0x4fa)), listed.out + listed.err);
+    // and a session's start still archives: the launcher starts no pass, the hook starts its own
+    const last = new Session(sid(0x4fb), ALPHA, daysAgo(1));
+    last.user("and the sprocket cache?");
+    await last.write(sb);
+    const begun = await hook(sb, ["SessionStart"], {
+      stdin: startPayload(sid(0x4fc), ALPHA),
+      argv: () => [linkOf(sb), "hook", "SessionStart"],
+    });
+    assert.equal(begun.code, 0, begun.err);
+    await settleDetached(sb);
+    const after = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
+    assert.match(after.out, new RegExp(sid(0x4fb)), after.out + after.err);
   },
 });
 

@@ -35,9 +35,9 @@ export const HOOK_ENTRY = "hook.js";
  * The commands with a file of their own: `<name>.ts` at the copy's root, bundled alone into
  * `<name>.js` (ownBundle), with what it imports only on demand (the decoder's WebAssembly,
  * BLAKE3, help) in chunks beside it, and the file the launcher runs for `<name>` (ownStart),
- * which imports it. A main module's compiled code is kept in the runtime's code cache only once the
- * event loop has turned, and a search or a pass with nothing to do can end before it does, so
- * run as the main module the file would be compiled on every start.
+ * which imports it. A main module's compiled code is kept in the runtime's code cache only
+ * once the event loop has turned, and a search or a pass with nothing to do can end before it
+ * does, so run as the main module the file would be compiled on every start.
  */
 export const OWN_FILE_COMMANDS = ["search", "ingest"] as const;
 export type OwnFileCommand = typeof OWN_FILE_COMMANDS[number];
@@ -219,8 +219,11 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
       : [`${name}) [ -f ${shellWord(a.at(-1)!)} ] && exec ${words(a)} "$@" ;;`];
   });
   const ownLine = own.length ? [`case "$1" in ${own.join(" ")} esac`] : [];
-  // the pass a hook's launch starts runs the pass's own file when the copy has one
-  const pass = [...ownArgv("ingest", RUNTIME_WORD, layout.sourceDir) ?? argv0, "ingest"];
+  // the pass a hook's launch starts runs the pass's own file when the copy has one; with that
+  // file gone the launcher starts none, and the hook starts its own through mod.js
+  const passOwn = ownArgv("ingest", RUNTIME_WORD, layout.sourceDir);
+  const pass = [...passOwn ?? argv0, "ingest"];
+  const passThere = passOwn ? ` && [ -f ${shellWord(passOwn.at(-1)!)} ]` : "";
   // Claude Code's one form of a hook goes to the hook's own file while it is there
   const hookLine = hook === null ? [] : [
     // The hook's pass is started here, before the runtime, through bash's job as the hook
@@ -233,7 +236,7 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     }) g=1 ;; *) g=- ;; esac`,
     `if [ "$g" != - ] && [ -f ${
       shellWord(hook.at(-1)!)
-    } ] && command -v bash >/dev/null 2>&1; then ${PASS_GATE_VAR}=$g bash -c ${
+    } ]${passThere} && command -v bash >/dev/null 2>&1; then ${PASS_GATE_VAR}=$g bash -c ${
       shellWord(BASH_JOB)
     } terminus ${
       bashJobArgs({ delayMs: HOOK_PASS_WAIT_MS, niceness: PASS_NICENESS }).map(shellWord).join(" ")
