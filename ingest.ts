@@ -4,7 +4,6 @@
  * that file and a few chunks instead of mod.js and the pass's share of its chunks
  * (docs/design/performance.md, "Search's own file, and the pass's").
  */
-import { command } from "./commands/ingest.ts";
 import { INGEST_SUMMARY } from "./commands/help_lines.ts";
 import { throughGate, waitOutHook } from "./core/setup/pass_start.ts";
 import { runEntered, usageOf } from "./command_run.ts";
@@ -13,12 +12,15 @@ import { writeAll } from "./io.ts";
 
 /** Runs `ingest ...`; any other argv is refused (exit 2), since mod.ts answers it. */
 export async function main(argv: string[]): Promise<number> {
-  if (argv[0] !== command.name) {
+  if (argv[0] !== "ingest") {
     writeAll("stderr", [`terminus: this entry runs only 'ingest'; run terminus itself\n`]);
     return 2;
   }
   if (!throughGate()) return 0;
   await waitOutHook();
+  // the pass's own modules load only now, in a chunk of their own: a pass gated out (one of a
+  // burst of prompts) or waiting out its hook has loaded none of them
+  const { command } = await import("./commands/ingest.ts");
   return await runEntered(command, INGEST_SUMMARY, argv.slice(1), () => usageOf(command));
 }
 

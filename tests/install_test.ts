@@ -891,6 +891,8 @@ Deno.test({
     const text = await Deno.readTextFile(bundle);
     assert.doesNotMatch(text, /whirlpool/i);
     assert.doesNotMatch(text, /AGFzbQ/);
+    // nor the pass's own modules: a pass gated out loads none of them
+    assert.doesNotMatch(text, /core\/ingest\/pass\.ts/);
     const runs = () => query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM runs")[0].n;
     const s = new Session(sid(0x4f8), ALPHA, daysAgo(1));
     s.user("why does the widget factory leak?");
