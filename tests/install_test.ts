@@ -894,6 +894,15 @@ Deno.test({
     // nor the pass's own modules: a pass gated out loads none of them
     assert.doesNotMatch(text, /core\/ingest\/pass\.ts/);
     const runs = () => query<{ n: number }>(sb.store, "SELECT count(*) AS n FROM runs")[0].n;
+    // a session's start through the link, and the pass its launch started, run to the end
+    const startViaLink = async (n: number) => {
+      const r = await hook(sb, ["SessionStart"], {
+        stdin: startPayload(sid(n), ALPHA),
+        argv: () => [linkOf(sb), "hook", "SessionStart"],
+      });
+      assert.equal(r.code, 0, r.err);
+      await settleDetached(sb);
+    };
     const s = new Session(sid(0x4f8), ALPHA, daysAgo(1));
     s.user("why does the widget factory leak?");
     await s.write(sb);
@@ -922,12 +931,7 @@ Deno.test({
     assert.equal((await runInstalled(sb, ["ingest"])).code, 0);
     assert.ok(await exists(mark), "typed: the pass's own file ran");
     await Deno.remove(mark);
-    const hooked = await hook(sb, ["SessionStart"], {
-      stdin: startPayload(sid(0x4f9), ALPHA),
-      argv: () => [linkOf(sb), "hook", "SessionStart"],
-    });
-    assert.equal(hooked.code, 0, hooked.err);
-    await settleDetached(sb);
+    await startViaLink(0x4f9);
     assert.ok(await exists(mark), "started by the launch: the pass's own file ran");
     // without the start file the program runs the pass itself
     await Deno.remove(start);
@@ -943,12 +947,7 @@ Deno.test({
     const last = new Session(sid(0x4fb), ALPHA, daysAgo(1));
     last.user("and the sprocket cache?");
     await last.write(sb);
-    const begun = await hook(sb, ["SessionStart"], {
-      stdin: startPayload(sid(0x4fc), ALPHA),
-      argv: () => [linkOf(sb), "hook", "SessionStart"],
-    });
-    assert.equal(begun.code, 0, begun.err);
-    await settleDetached(sb);
+    await startViaLink(0x4fc);
     const after = await runInstalled(sb, ["sessions", "--project", "*", "--json"]);
     assert.match(after.out, new RegExp(sid(0x4fb)), after.out + after.err);
   },
