@@ -1,8 +1,8 @@
 /**
  * One command's run from the words after its name: its help, its misuse, the parse, the run
- * and the delivery. Both mod.ts and the search entry (search.ts) run a command through it; the
- * command table stays out of it (`listCommands`), so an entry bundled alone holds only its own
- * command.
+ * and the delivery. mod.ts and the search's and the pass's entries (search.ts, ingest.ts) run
+ * a command through it; the command table stays out of it (`listCommands`), so an entry bundled
+ * alone holds only its own command.
  */
 import type { Command, Parsed } from "./commands/types.ts";
 import { parse, runCommand } from "./commands/parse.ts";
@@ -34,7 +34,7 @@ export function usageOf(cmd: Command): string {
 }
 
 /** The usage shown when a command is misused: its own, or the list of commands. */
-function misuseUsage(cmd: Command, listCommands: () => string): string {
+export function misuseUsage(cmd: Command, listCommands: () => string): string {
   return cmd.misuseListsCommands ? listCommands() : usageOf(cmd);
 }
 

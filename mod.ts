@@ -9,11 +9,11 @@ import { VERSION } from "./core/constants.ts";
 import { wrapText } from "./core/width.ts";
 import { writeAll } from "./io.ts";
 import { columnsOf, exitWith } from "./deliver.ts";
-import { misuse, runEntered, usageOf } from "./command_run.ts";
+import { misuse, misuseUsage, runEntered } from "./command_run.ts";
 
 /** One line of error, then the usage of the command misused (or the list of commands); exit 2. */
 function misuseOf(message: string, cmd?: Command): never {
-  misuse(message, cmd && !cmd.misuseListsCommands ? usageOf(cmd) : usageText());
+  misuse(message, cmd ? misuseUsage(cmd, usageText) : usageText());
 }
 
 /** An unknown command: a likely slip gets `did you mean` and that command's usage line. */

@@ -4,8 +4,8 @@
  * (node:zlib, about 1 GB/s) and read by zstd's own decoder compiled to WebAssembly
  * (zstandard-wasm's, vendored): a process that only reads, `terminus search` above all, is
  * spared node:zlib's start-up (about 12 ms) and node's compatibility layer, and the decoder
- * is ready in about 1.5. BLAKE3 is hash-wasm's (blake3.ts). Each is loaded on first use, so a no-op pass or a
- * search with no hit to excerpt pays for none of them.
+ * is ready in about 1.5. BLAKE3 is hash-wasm's (blake3.ts). Each is loaded on first use, so a
+ * no-op pass or a search with no hit to excerpt pays for none of them.
  */
 import { BLOCK_BYTES, ZSTD_LEVEL, ZSTD_WINDOW_LOG } from "../constants.ts";
 import { concat } from "../bytes.ts";
