@@ -843,6 +843,11 @@ Deno.test({
   async fn() {
     await using sb = await setupBox("none");
     const { start, bundle } = await ownFiles(sb, "search");
+    // one file, the decoder's WebAssembly inside (`\0asm` in base64): a search loads the
+    // decoder at its start, and each chunk more would cost it an import
+    const text = await Deno.readTextFile(bundle);
+    assert.match(text, /AGFzbQ/);
+    assert.doesNotMatch(text, /from "\.\/|import\("\.\//);
     const s = new Session(sid(0x4f0), ALPHA, daysAgo(1));
     s.user("why does the widget factory leak?");
     s.assistant("It keeps every widget it made.");

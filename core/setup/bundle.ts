@@ -33,14 +33,20 @@ export const BUNDLE_ENTRY = "mod.js";
 export const HOOK_ENTRY = "hook.js";
 /**
  * The commands with a file of their own: `<name>.ts` at the copy's root, bundled alone into
- * `<name>.js` (ownBundle), with what it imports only on demand (the decoder's WebAssembly,
- * BLAKE3, help) in chunks beside it, and the file the launcher runs for `<name>` (ownStart),
- * which imports it. A main module's compiled code is kept in the runtime's code cache only
- * once the event loop has turned, and a search or a pass with nothing to do can end before it
- * does, so run as the main module the file would be compiled on every start.
+ * `<name>.js` (ownBundle), and the file the launcher runs for `<name>` (ownStart), which
+ * imports it. A main module's compiled code is kept in the runtime's code cache only once the
+ * event loop has turned, and a search or a pass with nothing to do can end before it does, so
+ * run as the main module the file would be compiled on every start.
  */
 export const OWN_FILE_COMMANDS = ["search", "ingest"] as const;
 export type OwnFileCommand = typeof OWN_FILE_COMMANDS[number];
+/**
+ * Own files bundled whole, with no chunk beside them: a search loads the decoder at its start
+ * and each further file costs an import. The pass keeps what it loads on demand (its own
+ * modules after the gate, the decoder, BLAKE3) in chunks, which a pass with nothing new never
+ * loads.
+ */
+const WHOLE_OWN_FILES: ReadonlySet<OwnFileCommand> = new Set(["search"]);
 export const ownBundle = (name: OwnFileCommand): string => `${name}.js`;
 export const ownStart = (name: OwnFileCommand): string => `${name}_start.js`;
 const ownStartText = (name: OwnFileCommand): string =>
@@ -109,18 +115,17 @@ export function bundleCopy(plan: SourcePlan, dir: string): string | null {
         Deno.removeSync(join(out, HOOK_ENTRY), { recursive: true });
       } catch { /* never written */ }
     }
-    // the search's and the pass's own files, the same way but for the modules they load on
-    // demand (a pass with nothing new loads neither the decoder nor BLAKE3): without one, that
-    // command runs through mod.js. A chunk is named by its content, so one the program's build
-    // also made is the same file.
+    // the search's and the pass's own files, the same way (the pass's with chunks for what it
+    // loads on demand): without one, that command runs through mod.js. A chunk is named by its
+    // content, so one the program's build also made is the same file.
     for (const name of OWN_FILE_COMMANDS) {
       const bundle = join(out, ownBundle(name));
-      const r = bundleRun(plan, dir, [
-        "--code-splitting",
-        "--outdir",
-        out,
-        join(dir, `${name}.ts`),
-      ]);
+      const r = bundleRun(
+        plan,
+        dir,
+        (WHOLE_OWN_FILES.has(name) ? ["--output", bundle] : ["--code-splitting", "--outdir", out])
+          .concat(join(dir, `${name}.ts`)),
+      );
       if (r.code === 0 && isFile(bundle)) {
         Deno.writeTextFileSync(join(out, ownStart(name)), ownStartText(name));
       } else {
