@@ -1,17 +1,18 @@
 /**
  * How wide text is on screen (wide characters take two columns, combining marks none, styling
- * codes none), and prose wrapped to a terminal's width. No imports: the renderer
- * (core/output.ts) and the tables (core/table.ts) both use it.
+ * codes none), and prose wrapped to a terminal's width. It imports only a module that imports
+ * nothing: the renderer (core/output.ts) and the tables (core/table.ts) both use it.
  */
+import { lazyRegExp } from "./lazy_regexp.ts";
 
 /** Wide (CJK, Hangul, fullwidth, most emoji): two columns in a terminal. */
 const WIDE =
   /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6\u{1f300}-\u{1f64f}\u{1f900}-\u{1f9ff}\u{20000}-\u{3fffd}]/u;
 /** Drawn on the character before: combining marks, zero-width spaces and joiners, selectors. */
-const ZERO = /[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]/u;
+const ZERO = lazyRegExp(String.raw`[\p{M}\u200b-\u200f\u2060\ufe00-\ufe0f]`, "u");
 
 export function cells(ch: string): number {
-  return ZERO.test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
+  return ZERO().test(ch) ? 0 : WIDE.test(ch) ? 2 : 1;
 }
 
 export const ASCII = /^[\x20-\x7e]*$/;

@@ -1,7 +1,8 @@
 /**
  * `deno lint` plugin holding the house's size rules on product code (core/, commands/, hooks/,
  * mcp/, mod.ts): a function longer than FUNCTION_LINES or a file longer than FILE_LINES is a
- * room doing several jobs (issue #49). Tests and the bench are not held to them.
+ * room doing several jobs (issue #49). Tests and the bench are not held to them. And one rule of
+ * start-up cost: no Unicode property class (`\p{L}`) in a regex literal evaluated on import.
  */
 const FUNCTION_LINES = 120;
 const FILE_LINES = 650;
@@ -42,6 +43,30 @@ const plugin: Deno.lint.Plugin = {
           FunctionDeclaration: check,
           FunctionExpression: check,
           ArrowFunctionExpression: check,
+        };
+      },
+    },
+    // V8 builds a property class when the literal is evaluated (0.1-1 ms each in a fresh
+    // process): at a module's top it charges every process importing it (core/lazy_regexp.ts)
+    "unicode-class-at-load": {
+      create(context) {
+        if (!isProduct(context.filename)) return {};
+        return {
+          Literal(node) {
+            const re = (node as { regex?: { pattern: string } }).regex;
+            if (!re || !/\\[pP]\{/.test(re.pattern)) return;
+            const inFunction = context.sourceCode.getAncestors(node).some((a) =>
+              a.type === "FunctionDeclaration" || a.type === "FunctionExpression" ||
+              a.type === "ArrowFunctionExpression"
+            );
+            if (!inFunction) {
+              context.report({
+                node,
+                message:
+                  "a Unicode property class built on import; build it at first use (lazyRegExp)",
+              });
+            }
+          },
         };
       },
     },

@@ -34,3 +34,30 @@ Deno.test("house lint: a long product function and file are named; tests are not
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test("house lint: a Unicode property class built on import is named; one built in a function is not", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-house-lint-" });
+  try {
+    const files: [string, string][] = [
+      ["core/at_load.ts", "export const WORD = /[\\p{L}\\p{N}]/u;\n"],
+      ["core/in_call.ts", "export const word = (s: string) => /[\\p{L}]/u.test(s);\n"],
+      ["core/plain.ts", "export const ASCII = /^[\\x00-\\x7f]*$/;\n"],
+      ["tests/at_load_test.ts", "export const WORD = /\\p{L}/u;\n"],
+    ];
+    for (const [rel, text] of files) {
+      await Deno.mkdir(join(dir, rel, ".."), { recursive: true });
+      await Deno.writeTextFile(join(dir, rel), text);
+    }
+    const out = await new Deno.Command(Deno.execPath(), {
+      args: ["lint", "--config", join(REPO_DIR, "deno.json"), "core/", "tests/"],
+      cwd: dir,
+      env: { NO_COLOR: "1" },
+    }).output();
+    const text = new TextDecoder().decode(out.stdout) + new TextDecoder().decode(out.stderr);
+    assert.equal(out.code, 1, text);
+    assert.match(text, /house\/unicode-class-at-load[\s\S]*core\/at_load\.ts/);
+    assert.equal(text.match(/house\//g)?.length, 1, text);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -10,6 +10,7 @@ import {
   FTS_RESULT_COPY_MAX_CHARS,
 } from "../constants.ts";
 import type { Json, Rec } from "../transcript/records.ts";
+import { lazyRegExp } from "../lazy_regexp.ts";
 
 function leaves(v: Json | undefined, out: string[], depth: number): void {
   if (depth > ENTITY_DEPTH_LIMIT || v === undefined || v === null) return;
@@ -169,12 +170,12 @@ export function caseParts(word: string): string[] {
 
 /** Where a case boundary sits: lower/digit then upper, or an acronym's last capital. */
 const BOUNDARY = /[a-z0-9][A-Z]|[A-Z][A-Z][a-z]/g;
-const WORD_CHAR = /[\p{L}\p{N}]/u;
+const WORD_CHAR = lazyRegExp(String.raw`[\p{L}\p{N}]`, "u");
 
 function wordChar(s: string, i: number): boolean {
   const c = s.charCodeAt(i);
   if (c < 128) return (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122);
-  return WORD_CHAR.test(s[i]);
+  return WORD_CHAR().test(s[i]);
 }
 
 /**

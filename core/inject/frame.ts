@@ -4,6 +4,8 @@
  * neutralised so quoted text cannot end the quote early.
  */
 
+import { lazyRegExp } from "../lazy_regexp.ts";
+
 export const OPEN_TAG = "<terminus-recall>";
 export const CLOSE_TAG = "</terminus-recall>";
 
@@ -54,7 +56,10 @@ function bracket(slash: string): string {
 }
 
 /** Invisible characters a model reads straight through (Cf, joiners, variation selectors). */
-const INVISIBLE = /^[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0]$/u;
+const INVISIBLE = lazyRegExp(
+  String.raw`^[\p{Cf}\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u3164\ufe00-\ufe0f\uffa0]$`,
+  "u",
+);
 
 /** Lookalikes NFKC leaves alone, read as the ASCII character a reader would take them for. */
 const LOOKALIKE: Record<string, string> = {};
@@ -131,10 +136,11 @@ function decodeAt(text: string, i: number): { value: string; length: number } | 
 
 /** One character as it reads: NFKC, lower case, lookalikes to ASCII, invisibles to nothing. */
 function readAs(ch: string): string {
-  if (INVISIBLE.test(ch)) return "";
+  const invisible = INVISIBLE();
+  if (invisible.test(ch)) return "";
   let out = "";
   for (const c of ch.normalize("NFKC").toLowerCase()) {
-    if (INVISIBLE.test(c)) continue;
+    if (invisible.test(c)) continue;
     out += LOOKALIKE[c] ?? c;
   }
   return out;

@@ -5,13 +5,14 @@
  */
 import { BROWSE_PREFIX_MIN_CHARS, MAX_QUERY_TOKENS, QUERY_WORD_CHARS_MAX } from "../constants.ts";
 import { UsageError } from "../errors.ts";
+import { lazyRegExp } from "../lazy_regexp.ts";
 
-const TOKEN = /[\p{L}\p{M}\p{N}]+/gu;
+const TOKEN = lazyRegExp(String.raw`[\p{L}\p{M}\p{N}]+`, "gu");
 /** unicode61 makes a token only of letters and digits: a run of marks alone is no word. */
-const SEARCHABLE = /[\p{L}\p{N}]/u;
+const SEARCHABLE = lazyRegExp(String.raw`[\p{L}\p{N}]`, "u");
 
 /** ASCII text: its only letters and digits are these, so the Unicode classes are not needed. */
-const ASCII = /^\p{ASCII}*$/u;
+const ASCII = /^[\x00-\x7f]*$/;
 const ASCII_TOKEN = /[A-Za-z0-9]+/g;
 
 export function tokens(text: string): string[] {
@@ -23,12 +24,12 @@ export function tokens(text: string): string[] {
 
 /** The searchable tokens of `text`, one at a time: a caller that stops early reads no further. */
 export function* eachToken(text: string): Generator<string> {
-  // A cold process pays about a millisecond to build the Unicode classes; most queries are ASCII.
   if (ASCII.test(text)) {
     for (const m of text.matchAll(ASCII_TOKEN)) yield m[0];
     return;
   }
-  for (const m of text.matchAll(TOKEN)) if (SEARCHABLE.test(m[0])) yield m[0];
+  const searchable = SEARCHABLE();
+  for (const m of text.matchAll(TOKEN())) if (searchable.test(m[0])) yield m[0];
 }
 
 /**
