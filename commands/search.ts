@@ -25,7 +25,7 @@ import {
   runSearch,
   type TitleHit,
 } from "../core/recall/search.ts";
-import type { Candidate } from "../core/store/search_candidates.ts";
+import type { Candidate } from "../core/store/candidate.ts";
 import { egress } from "../core/egress.ts";
 import { historyHits } from "../core/history/search.ts";
 import { hasHistoryTables } from "../core/store/history_sql.ts";

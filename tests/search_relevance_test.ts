@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { type Hit, hitsOf, ingest, put, Transcript, world } from "./read_helpers.ts";
 import { parseQuery } from "../core/recall/query.ts";
 import { withEntities } from "../core/recall/rank.ts";
-import type { Candidate } from "../core/store/search_candidates.ts";
+import type { Candidate } from "../core/store/candidate.ts";
 import { cutExcerpt } from "../core/recall/excerpt.ts";
 import { DatabaseSync } from "node:sqlite";
 

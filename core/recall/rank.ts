@@ -13,14 +13,12 @@ import {
   totalTurns,
 } from "../store/entities_sql.ts";
 import {
-  type Candidate,
   type CandidateReads,
   type CommonRule,
-  type Ordered,
   searchCandidates,
   type SearchFilters,
-  totalOrder,
 } from "../store/search_candidates.ts";
+import { type Candidate, type Ordered, totalOrder } from "../store/candidate.ts";
 import { ftsKeepsPositions } from "../store/fts_pages.ts";
 import type { Visibility } from "../store/visibility.ts";
 import { byKindValue, type Matched } from "./structural.ts";

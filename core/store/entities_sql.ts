@@ -5,12 +5,7 @@
 import { cached, cachedArrays, type Db } from "./db.ts";
 import { ENTITY_ACT, TURN_SEQ_SPAN } from "../constants.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
-import {
-  AFTER_CANDIDATE,
-  type Candidate,
-  CANDIDATE_COLUMNS,
-  toCandidate,
-} from "./search_candidates.ts";
+import { AFTER_CANDIDATE, type Candidate, CANDIDATE_COLUMNS, toCandidate } from "./candidate.ts";
 
 /**
  * The entities of turns `ids`. With `words` (lowercased), only those a query of those words
