@@ -58,17 +58,19 @@ function ranked(
   q: string,
   project: string | null,
   readCap: number,
+  more: { pool?: number; exclude?: string[] } = {},
 ): { ids: number[]; reads: CandidateReads } {
   const o = openRead(store)!;
   try {
     const reads: CandidateReads = { rows: [], capped: false };
     const hits = rank(o.db, {
       query: parseQuery(q),
-      vis: { project, exclude: [] },
+      vis: { project, exclude: more.exclude ?? [] },
       filters: {},
       limit: 50,
       readCap,
       reads,
+      pool: more.pool,
     });
     return { ids: hits.map((h) => h.turn_id), reads };
   } finally {
@@ -472,4 +474,28 @@ Deno.test("a rowid bound reaches FTS5 as an integer", async () => {
   } finally {
     o.db.close();
   }
+});
+
+Deno.test("every match under the cap: only the rows that can reach the pool are built, and the ranking is a full read's", async () => {
+  const { w, small } = await fixture();
+  await using _ = w;
+  const ids = w.ids();
+  const everyRow = ranked(w.sb.store, "common word", null, 1000, { pool: 100_000 });
+  assert.equal(everyRow.reads.built, BIG_TURNS + 1, "a pool as large as the matches builds all");
+  for (const pool of [20, 60]) {
+    const cut = ranked(w.sb.store, "common word", null, 1000, { pool });
+    assert.deepEqual(cut.ids, everyRow.ids.slice(0, pool), `pool ${pool}: the full read's best`);
+    assert.deepEqual(cut.reads.rows[0], BIG_TURNS + 1, "the index read found every match");
+    assert.ok(cut.reads.built! >= pool && cut.reads.built! < BIG_TURNS / 2, `${cut.reads.built}`);
+  }
+  // the best rows fail the scope (the big project excluded): the rest are read, as in full
+  const bigProject = projectOf(w.sb.store, BIG_SID);
+  const onlySmall = ranked(w.sb.store, "common", null, 1000, { pool: 2, exclude: [bigProject] });
+  const smallFull = ranked(w.sb.store, "common", null, 1000, {
+    pool: 100_000,
+    exclude: [bigProject],
+  });
+  assert.equal(onlySmall.ids.length, 2);
+  assert.deepEqual(onlySmall.ids, smallFull.ids.slice(0, 2));
+  for (const id of onlySmall.ids) assert.ok(small.map((u) => ids.get(u)).includes(id));
 });
