@@ -278,10 +278,11 @@ export function searchCandidates(
 /**
  * The rows of `few` (every match, found by the index, fewer than the cap) that can reach the
  * pool. Each match's relevance (its BM25 of the clauses scored, and the phrase bonus) is known
- * before its row is read, so rows are read best first, a whole level of equal relevance at a
- * time, until `pool` of them pass the scope and filters: every row left unread then ranks below
- * each of those, and the pool is the one a read of every row gives. At the 200 MB store a word
- * in some 500 turns read them all, about 5 ms of a fresh process. Newest first, bonus added.
+ * before its row is read, so the rows read first are those at least as relevant as the pool-th
+ * best (every tie with it too); when `pool` of them pass the scope and filters, every row left
+ * unread ranks below each of those, and the pool is the one a read of every row gives. At the
+ * 200 MB store a word in some 500 turns read them all, about 5 ms of a fresh process. Newest
+ * first, bonus added.
  */
 function fewBest(
   db: Db,
@@ -299,21 +300,22 @@ function fewBest(
   const said = o.phrase && bonus
     ? heldBetween(db, o.phrase, Math.min(...few.ids), Math.max(...few.ids))
     : null;
-  const rel = new Map<number, number>();
-  for (const id of few.ids) {
-    let r = scores?.get(id) ?? 0;
-    if (said?.has(id)) r += bonus;
-    rel.set(id, r);
-  }
-  const order = [...few.ids].sort((a, b) => rel.get(b)! - rel.get(a)!);
-  let n = Math.min(pool, order.length);
-  while (n > 0 && n < order.length && rel.get(order[n]) === rel.get(order[n - 1])) n++;
+  const rel = new Float64Array(few.ids.length);
+  few.ids.forEach((id, i) => {
+    rel[i] = scores?.get(id) ?? 0;
+    if (said?.has(id)) rel[i] += bonus;
+  });
+  // the pool-th best relevance (a typed array sorts natively, with no comparator to call)
+  const level = pool > 0 ? rel.slice().sort()[Math.max(0, rel.length - pool)] : Infinity;
+  const top: number[] = [];
+  const rest: number[] = [];
+  few.ids.forEach((id, i) => (rel[i] >= level ? top : rest).push(id));
   const read = (ids: number[]) => olderSayers(db, ids, where, params, clauses, common, scores);
-  const first = read(order.slice(0, n));
+  const first = read(top);
   // too few passed the filters: the rest are read too, as a read of every row would
-  const cands = first.length >= pool || n === order.length
+  const cands = first.length >= pool || !rest.length
     ? first
-    : first.concat(read(order.slice(n))).sort((a, b) => b.id - a.id);
+    : first.concat(read(rest)).sort((a, b) => b.id - a.id);
   if (said) { for (const c of cands) if (said.has(c.id)) c.relevance += bonus; }
   return { cands, said, known: new Set(few.ids) };
 }
