@@ -499,3 +499,31 @@ Deno.test("every match under the cap: only the rows that can reach the pool are 
   assert.deepEqual(onlySmall.ids, smallFull.ids.slice(0, 2));
   for (const id of onlySmall.ids) assert.ok(small.map((u) => ids.get(u)).includes(id));
 });
+
+Deno.test("a project's scope is drawn by id before the pool's level: other projects' matches between its sessions fill nothing", async () => {
+  const w = await world();
+  await using _ = w;
+  // project a's two sessions hold the ids around project b's, whose turns say the words more
+  const a1 = session(w, "24242424-0000-4000-8000-0000000000a1", "a", "2026-03-01");
+  for (let i = 0; i < 30; i++) {
+    a1.assistant(`a turn ${i}: the common word, once ${"x ".repeat(i % 5)}`);
+  }
+  await put(w, a1);
+  await ingest(w);
+  const b1 = session(w, "24242424-0000-4000-8000-0000000000b1", "b", "2026-03-02");
+  for (let i = 0; i < 60; i++) b1.assistant(`b turn ${i}: common word common word common word`);
+  await put(w, b1);
+  await ingest(w);
+  const a2 = session(w, "24242424-0000-4000-8000-0000000000a2", "a", "2026-03-03");
+  for (let i = 0; i < 30; i++) {
+    a2.assistant(`a later turn ${i}: the common word ${"y ".repeat(i % 3)}`);
+  }
+  await put(w, a2);
+  await ingest(w);
+  const project = projectOf(w.sb.store, "0000000000a1");
+  const every = ranked(w.sb.store, "common word", project, 1000, { pool: 100_000 });
+  assert.equal(every.reads.built, 60, "a pool as large as the matches builds all of a's");
+  const cut = ranked(w.sb.store, "common word", project, 1000, { pool: 20 });
+  assert.deepEqual(cut.ids, every.ids.slice(0, 20));
+  assert.ok(cut.reads.built! >= 20 && cut.reads.built! < 40, `${cut.reads.built} rows built`);
+});

@@ -5,6 +5,11 @@ export function turnId(sessionNo: number, turnSeq: number): number {
   return sessionNo * TURN_SEQ_SPAN + turnSeq;
 }
 
+/** The session number a turn id holds (turnId's inverse in its first part). */
+export function sessionOfTurn(id: number): number {
+  return Math.floor(id / TURN_SEQ_SPAN);
+}
+
 /**
  * A rowid bound for an FTS5 MATCH, as SQLite's integer. node:sqlite binds a JS number as REAL,
  * and FTS5 takes a rowid bound only when it is an integer: a REAL one it drops, walking from the

@@ -5,7 +5,7 @@
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
 import { SEARCH_COMMON_PAGES, SEARCH_PROBE_PAGES, SEARCH_READ_CAP } from "../constants.ts";
-import { ftsRowid, turnId } from "./ids.ts";
+import { ftsRowid, sessionOfTurn, turnId } from "./ids.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import { clausePages, ftsSegments } from "./fts_pages.ts";
 import {
@@ -200,7 +200,7 @@ export function searchCandidates(
     : null;
   // every match known by id, its relevance too: only the rows that can reach the pool are read
   const best = few && few.ids.length && few.ids.length < readCap
-    ? fewBest(db, few, where, params, clauses, common, o, pool)
+    ? fewBest(db, few, vis, where, params, clauses, common, o, pool)
     : null;
   const cands = best
     ? best.cands
@@ -287,6 +287,7 @@ export function searchCandidates(
 function fewBest(
   db: Db,
   few: { ids: number[]; scores: Map<number, number> | null },
+  vis: Visibility,
   where: string[],
   params: (string | number)[],
   clauses: string[],
@@ -294,14 +295,20 @@ function fewBest(
   o: CandidateOptions,
   pool: number,
 ): { cands: Candidate[]; said: Set<number> | null; known: Set<number> } {
+  const known = new Set(few.ids);
+  // a project's scope is known by id (a turn's id holds its session's number): the matches of
+  // other projects are left out before the level is drawn, or they would fill it
+  const scope = vis.project === null ? null : projectSessions(db, vis.project);
+  const ids = scope ? few.ids.filter((id) => scope.has(sessionOfTurn(id))) : few.ids;
+  if (!ids.length) return { cands: [], said: null, known };
   const scored = clauses.filter((_, i) => !common.has(i));
-  const scores = scored.length ? few.scores ?? bm25Among(db, scored.join(" AND "), few.ids) : null;
+  const scores = scored.length ? few.scores ?? bm25Among(db, scored.join(" AND "), ids) : null;
   const bonus = o.phraseBonus ?? 0;
   const said = o.phrase && bonus
-    ? heldBetween(db, o.phrase, Math.min(...few.ids), Math.max(...few.ids))
+    ? heldBetween(db, o.phrase, Math.min(...ids), Math.max(...ids))
     : null;
-  const rel = new Float64Array(few.ids.length);
-  few.ids.forEach((id, i) => {
+  const rel = new Float64Array(ids.length);
+  ids.forEach((id, i) => {
     rel[i] = scores?.get(id) ?? 0;
     if (said?.has(id)) rel[i] += bonus;
   });
@@ -309,7 +316,7 @@ function fewBest(
   const level = pool > 0 ? rel.slice().sort()[Math.max(0, rel.length - pool)] : Infinity;
   const top: number[] = [];
   const rest: number[] = [];
-  few.ids.forEach((id, i) => (rel[i] >= level ? top : rest).push(id));
+  ids.forEach((id, i) => (rel[i] >= level ? top : rest).push(id));
   const read = (ids: number[]) => olderSayers(db, ids, where, params, clauses, common, scores);
   const first = read(top);
   // too few passed the filters: the rest are read too, as a read of every row would
@@ -317,7 +324,16 @@ function fewBest(
     ? first
     : first.concat(read(rest)).sort((a, b) => b.id - a.id);
   if (said) { for (const c of cands) if (said.has(c.id)) c.relevance += bonus; }
-  return { cands, said, known: new Set(few.ids) };
+  return { cands, said, known };
+}
+
+/** The sessions archived under `project` (session_meta's project, as visibleWhere reads it). */
+function projectSessions(db: Db, project: string): Set<number> {
+  return new Set(
+    (cachedArrays(db, "SELECT session_no FROM session_meta WHERE project = ?").all(
+      project,
+    ) as unknown as [number][]).map((r) => r[0]),
+  );
 }
 
 /**
