@@ -12,7 +12,7 @@ const TOKEN = lazyRegExp(String.raw`[\p{L}\p{M}\p{N}]+`, "gu");
 const SEARCHABLE = lazyRegExp(String.raw`[\p{L}\p{N}]`, "u");
 
 /** ASCII text: its only letters and digits are these, so the Unicode classes are not needed. */
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[^\u0080-\uffff]*$/;
 const ASCII_TOKEN = /[A-Za-z0-9]+/g;
 
 export function tokens(text: string): string[] {
