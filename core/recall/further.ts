@@ -7,7 +7,8 @@
  * made only when a further answer is wanted.
  */
 import type { Db } from "../store/db.ts";
-import { bm25Among, COMMON_RULE, commonClauses, scopeRange } from "../store/search_candidates.ts";
+import { COMMON_RULE, commonClauses, scopeRange } from "../store/search_candidates.ts";
+import { bm25Among } from "../store/fts_walks.ts";
 import { type Candidate } from "../store/candidate.ts";
 import {
   candidatesByIds,
