@@ -28,14 +28,8 @@ export function heldBetween(db: Db, match: string, oldest: number, newest: numbe
 
 /** Whether `id` lies nearer the index's oldest row than its newest (or the index is one row). */
 function nearerOldEnd(db: Db, id: number): boolean {
-  // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
-  const lo =
-    (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
-      .v ?? 0;
-  const hi =
-    (cached(db, "SELECT max(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
-      .v ?? 0;
-  return hi <= lo || id - lo < hi - id;
+  const { min, max } = indexEnds(db);
+  return max <= min || id - min < max - id;
 }
 
 /**
@@ -50,6 +44,7 @@ export function walkUp(db: Db, lo: number, hi: number): boolean {
 
 /** The index's oldest and newest rowids. */
 export function indexEnds(db: Db): { min: number; max: number } {
+  // one end each: SQLite answers a lone min() or max() from the b-tree's edge, both at once by a scan
   const min =
     (cached(db, "SELECT min(id) AS v FROM turns_fts_docsize").get() as { v: number | null })
       .v ?? 0;
