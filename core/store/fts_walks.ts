@@ -93,6 +93,38 @@ export function everyMatch(
 }
 
 /**
+ * The newest `cap` rowids `match` holds from `hi` down to `lo` that `keep` passes (all when it is
+ * null), newest first, with each one's BM25 of the match when `scored`: the capped read by id,
+ * before any row of `turns` is read (a scope known by id is `keep`).
+ */
+export function newestMatches(
+  db: Db,
+  match: string,
+  lo: number,
+  hi: number,
+  cap: number,
+  keep: ((id: number) => boolean) | null,
+  scored: boolean,
+): { ids: number[]; scores: Map<number, number> | null } {
+  const sql = `SELECT rowid${scored ? ", -bm25(turns_fts)" : ""} FROM turns_fts
+     WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ? ORDER BY rowid DESC`;
+  type Row = [number, number];
+  let rows: Row[];
+  if (keep === null) {
+    const all = cachedArrays(db, `${sql} LIMIT ?`).all(match, ftsRowid(lo), ftsRowid(hi), cap);
+    rows = all as unknown as Row[];
+  } else {
+    // walked only as far as `cap` kept rows: SQLite cannot stop it at a count it does not see
+    rows = [];
+    const all = cachedArrays(db, sql).iterate(match, ftsRowid(lo), ftsRowid(hi));
+    for (const r of all as unknown as IterableIterator<Row>) {
+      if (keep(r[0]) && rows.push(r) >= cap) break;
+    }
+  }
+  return { ids: rows.map((r) => r[0]), scores: scored ? new Map(rows) : null };
+}
+
+/**
  * Which of `ids` hold `match`, newest first (rowids only: no BM25, so no idf walk). Walked
  * forwards and stopped at the newest id: read down from it instead, one id that did not hold
  * the match sent the walk on to the index's start, and backwards FTS5 costs more a row

@@ -8,7 +8,14 @@ import { SEARCH_COMMON_PAGES, SEARCH_PROBE_PAGES, SEARCH_READ_CAP } from "../con
 import { ftsRowid, sessionOfTurn, turnId } from "./ids.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 import { clausePages, ftsSegments } from "./fts_pages.ts";
-import { bm25Among, everyMatch, heldBetween, holdersAmong, phraseHolders } from "./fts_walks.ts";
+import {
+  bm25Among,
+  everyMatch,
+  heldBetween,
+  holdersAmong,
+  newestMatches,
+  phraseHolders,
+} from "./fts_walks.ts";
 import {
   AFTER_CANDIDATE,
   type Candidate,
@@ -41,7 +48,7 @@ export interface CandidateReads {
   capped: boolean;
   /** The clauses scored as common (they add nothing alike; no walk of their doclists). */
   common?: string[];
-  /** Candidate rows the window's read built (fewer than its matches when fewBest cut it). */
+  /** Candidate rows the window's read built (fewer than its matches when only those that can reach the pool were read). */
   built?: number;
 }
 
@@ -140,13 +147,15 @@ export function searchCandidates(
   // every match known by id, its relevance too: only the rows that can reach the pool are read
   const best = few && few.ids.length && few.ids.length < readCap
     ? fewBest(db, few, vis, where, params, clauses, common, o, pool)
+    : !few && byIdAlone(vis, f)
+    ? windowBest(db, match, { lo, hi, readCap, pool }, vis, where, params, clauses, common, o)
     : null;
   const cands = best
     ? best.cands
     : few
     ? (few.ids.length ? olderSayers(db, few.ids, where, params, clauses, common, few.scores) : [])
     : cappedRead(db, match, lo, hi, where, params, common.size > 0, readCap);
-  const capped = cands.length >= readCap;
+  const capped = best ? best.capped : cands.length >= readCap;
   if (reads) {
     reads.rows.push(best ? best.known.size : cands.length);
     reads.built = cands.length;
@@ -159,7 +168,7 @@ export function searchCandidates(
   if (!cands.length) return extra.sort(candidateOrder).slice(0, pool);
   const newest = cands[0].id;
   // read by id (`few`), the candidates were scored so already
-  if (common.size && !few) {
+  if (common.size && !few && !best) {
     // a clause every candidate holds and most turns do tells them apart by its count alone,
     // for the price of its doclist's walk: it adds nothing, to every candidate alike
     const rare = clauses.filter((_, i) => !common.has(i));
@@ -173,8 +182,9 @@ export function searchCandidates(
   if (o.phrase && o.phraseBonus) {
     const oldest = cands[cands.length - 1].id;
     if (best) {
-      // fewBest added the bonus: a match's relevance was known before its row was read
-      if (reads) reads.rows.push(best.said?.size ?? 0);
+      // the bonus was added before the rows were read: a match's relevance was known by then
+      if (reads) reads.rows.push(...best.phraseRows);
+      cands.push(...best.older);
     } else if (!capped) {
       // every match was read: a turn that says the words in order is among them
       const said = heldBetween(db, o.phrase, oldest, newest);
@@ -229,14 +239,23 @@ function cappedRead(
     .map((r) => toCandidate(r, r[AFTER_CANDIDATE] as number));
 }
 
+/** What a read by id chose to build: the rows that can reach the pool, and what it walked. */
+interface Best {
+  cands: Candidate[];
+  /** Every match the index read found (the window), read or not. */
+  known: Set<number>;
+  /** Whether that read stopped at its cap. */
+  capped: boolean;
+  /** The phrase walk's counts, for CandidateReads (empty with no phrase). */
+  phraseRows: number[];
+  /** Turns below the window that say the phrase, bonus added. */
+  older: Candidate[];
+}
+
 /**
  * The rows of `few` (every match, found by the index, fewer than the cap) that can reach the
- * pool. Each match's relevance (its BM25 of the clauses scored, and the phrase bonus) is known
- * before its row is read, so the rows read first are those at least as relevant as the pool-th
- * best (every tie with it too); when `pool` of them pass the scope and filters, every row left
- * unread ranks below each of those, and the pool is the one a read of every row gives. At the
- * 200 MB store a word in some 500 turns read them all, about 5 ms of a fresh process. Newest
- * first, bonus added.
+ * pool, scored and with the phrase bonus (bestRows). At the 200 MB store a word in some 500
+ * turns read them all, about 5 ms of a fresh process.
  */
 function fewBest(
   db: Db,
@@ -248,37 +267,122 @@ function fewBest(
   common: Set<number>,
   o: CandidateOptions,
   pool: number,
-): { cands: Candidate[]; said: Set<number> | null; known: Set<number> } {
+): Best {
   const known = new Set(few.ids);
+  const bonus = o.phrase && o.phraseBonus ? o.phraseBonus : 0;
   // a project's scope is known by id (a turn's id holds its session's number): the matches of
   // other projects are left out before the level is drawn, or they would fill it
   const scope = vis.project === null ? null : projectSessions(db, vis.project);
   const ids = scope ? few.ids.filter((id) => scope.has(sessionOfTurn(id))) : few.ids;
-  if (!ids.length) return { cands: [], said: null, known };
+  const none = { cands: [], known, capped: false, phraseRows: bonus ? [0] : [], older: [] };
+  if (!ids.length) return none;
   const scored = clauses.filter((_, i) => !common.has(i));
   const scores = scored.length ? few.scores ?? bm25Among(db, scored.join(" AND "), ids) : null;
-  const bonus = o.phraseBonus ?? 0;
-  const said = o.phrase && bonus
-    ? heldBetween(db, o.phrase, Math.min(...ids), Math.max(...ids))
-    : null;
+  const said = bonus ? heldBetween(db, o.phrase!, Math.min(...ids), Math.max(...ids)) : null;
+  const read = { where, params, clauses, common, scores, pool };
+  const cands = bestRows(db, ids, said, bonus, read);
+  return { ...none, cands, phraseRows: said ? [said.size] : none.phraseRows };
+}
+
+/**
+ * The capped read when the scope is known by id (no filter, no exclusion): the newest
+ * `readCap` matches by rowid alone, each one's relevance from the index (BM25 and the phrase's
+ * walk), then only the rows that can reach the pool (bestRows). The window, its scores and the
+ * phrase's sayers below it are those the joined read gives; at ~3 GB that read built 1,000
+ * rows from as many pages of `turns` for a pool of 200.
+ */
+function windowBest(
+  db: Db,
+  match: string,
+  at: { lo: number; hi: number; readCap: number; pool: number },
+  vis: Visibility,
+  where: string[],
+  params: (string | number)[],
+  clauses: string[],
+  common: Set<number>,
+  o: CandidateOptions,
+): Best {
+  const scope = vis.project === null ? null : projectSessions(db, vis.project);
+  const keep = scope ? (id: number) => scope.has(sessionOfTurn(id)) : null;
+  // with no common clause the window's walk scores every match as it finds it
+  const win = newestMatches(db, match, at.lo, at.hi, at.readCap, keep, common.size === 0);
+  const known = new Set(win.ids);
+  const capped = win.ids.length >= at.readCap;
+  const bonus = o.phrase && o.phraseBonus ? o.phraseBonus : 0;
+  const out: Best = { cands: [], known, capped, phraseRows: [], older: [] };
+  if (!win.ids.length) return out;
+  const scored = clauses.filter((_, i) => !common.has(i));
+  const scores = scored.length ? win.scores ?? bm25Among(db, scored.join(" AND "), win.ids) : null;
+  let said: Set<number> | null = null;
+  let below: number[] = [];
+  if (bonus) {
+    const newest = win.ids[0];
+    const oldest = win.ids[win.ids.length - 1];
+    if (!capped) said = heldBetween(db, o.phrase!, oldest, newest);
+    else {
+      // a read stopped at its cap: the phrase's walk goes on below it (searchCandidates)
+      const h = phraseHolders(db, o.phrase!, known, oldest, newest, at.lo, at.pool);
+      said = h.said;
+      below = h.below;
+    }
+    out.phraseRows.push(said.size);
+  }
+  const read = { where, params, clauses, common, scores, pool: at.pool };
+  out.cands = bestRows(db, win.ids, said, bonus, read);
+  if (below.length) {
+    out.older = olderSayers(db, below, where, params, clauses, common);
+    out.phraseRows.push(out.older.length);
+    for (const c of out.older) c.relevance += bonus;
+  }
+  return out;
+}
+
+/** Whether the scope and filters can be told from a turn's id alone (a project, or none). */
+function byIdAlone(vis: Visibility, f: SearchFilters): boolean {
+  return !vis.exclude.length && !f.kind && !f.tool && !f.paths?.length && !f.since &&
+    !f.until && !f.quotable && !f.prompts;
+}
+
+/**
+ * The rows of `ids` (matches newest first, their relevance known before any row is read: the
+ * BM25 in `scores`, `bonus` for those `said` holds) that can reach the pool: first those at
+ * least as relevant as the pool-th best, every tie with it too; when `pool` of them pass the
+ * scope and filters, every row left unread ranks below each of those, and the pool is the one
+ * a read of every row gives. Else the rest are read too. Newest first, bonus added.
+ */
+function bestRows(
+  db: Db,
+  ids: number[],
+  said: Set<number> | null,
+  bonus: number,
+  r: {
+    where: string[];
+    params: (string | number)[];
+    clauses: string[];
+    common: Set<number>;
+    scores: Map<number, number> | null;
+    pool: number;
+  },
+): Candidate[] {
   const rel = new Float64Array(ids.length);
   ids.forEach((id, i) => {
-    rel[i] = scores?.get(id) ?? 0;
+    rel[i] = r.scores?.get(id) ?? 0;
     if (said?.has(id)) rel[i] += bonus;
   });
   // the pool-th best relevance (a typed array sorts natively, with no comparator to call)
-  const level = pool > 0 ? rel.slice().sort()[Math.max(0, rel.length - pool)] : Infinity;
+  const level = r.pool > 0 ? rel.slice().sort()[Math.max(0, rel.length - r.pool)] : Infinity;
   const top: number[] = [];
   const rest: number[] = [];
   ids.forEach((id, i) => (rel[i] >= level ? top : rest).push(id));
-  const read = (ids: number[]) => olderSayers(db, ids, where, params, clauses, common, scores);
+  const read = (ids: number[]) =>
+    olderSayers(db, ids, r.where, r.params, r.clauses, r.common, r.scores);
   const first = read(top);
   // too few passed the filters: the rest are read too, as a read of every row would
-  const cands = first.length >= pool || !rest.length
+  const cands = first.length >= r.pool || !rest.length
     ? first
     : first.concat(read(rest)).sort((a, b) => b.id - a.id);
   if (said) { for (const c of cands) if (said.has(c.id)) c.relevance += bonus; }
-  return { cands, said, known };
+  return cands;
 }
 
 /** The sessions archived under `project` (session_meta's project, as visibleWhere reads it). */
