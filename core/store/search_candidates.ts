@@ -48,7 +48,10 @@ export interface CandidateReads {
   capped: boolean;
   /** The clauses scored as common (they add nothing alike; no walk of their doclists). */
   common?: string[];
-  /** Candidate rows the window's read built (fewer than its matches when only those that can reach the pool were read). */
+  /**
+   * Candidate rows the window's read built: fewer than its matches when only those that can
+   * reach the pool were read.
+   */
   built?: number;
 }
 
