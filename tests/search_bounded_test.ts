@@ -59,7 +59,7 @@ function ranked(
   project: string | null,
   readCap: number,
   more: { pool?: number; exclude?: string[] } = {},
-): { ids: number[]; reads: CandidateReads } {
+): { ids: number[]; scored: [number, number][]; reads: CandidateReads } {
   const o = openRead(store)!;
   try {
     const reads: CandidateReads = { rows: [], capped: false };
@@ -72,7 +72,11 @@ function ranked(
       reads,
       pool: more.pool,
     });
-    return { ids: hits.map((h) => h.turn_id), reads };
+    return {
+      ids: hits.map((h) => h.turn_id),
+      scored: hits.map((h) => [h.turn_id, h.relevance]),
+      reads,
+    };
   } finally {
     o.db.close();
   }
@@ -528,31 +532,6 @@ Deno.test("a project's scope is drawn by id before the pool's level: other proje
   assert.ok(cut.reads.built! >= 20 && cut.reads.built! < 40, `${cut.reads.built} rows built`);
 });
 
-/** The hits of `q` as [turn id, relevance], and what the candidate read did. */
-function scored(
-  store: string,
-  q: string,
-  project: string | null,
-  more: { pool: number; exclude?: string[] },
-): { hits: [number, number][]; reads: CandidateReads } {
-  const o = openRead(store)!;
-  try {
-    const reads: CandidateReads = { rows: [], capped: false };
-    const hits = rank(o.db, {
-      query: parseQuery(q),
-      vis: { project, exclude: more.exclude ?? [] },
-      filters: {},
-      limit: 50,
-      readCap: CAP,
-      reads,
-      pool: more.pool,
-    });
-    return { hits: hits.map((h) => [h.turn_id, h.relevance]), reads };
-  } finally {
-    o.db.close();
-  }
-}
-
 Deno.test("a read stopped at its cap, by id: only the rows that can reach the pool are built, ranked as the joined read ranks them", async () => {
   const { w } = await fixture();
   await using _ = w;
@@ -561,11 +540,11 @@ Deno.test("a read stopped at its cap, by id: only the rows that can reach the po
   for (const q of ["common word", '"the common" word', "turn common", "zephyr common"]) {
     for (const project of [null, big]) {
       for (const pool of [5, 12, 100]) {
-        const byId = scored(w.sb.store, q, project, { pool });
+        const byId = ranked(w.sb.store, q, project, CAP, { pool });
         // an exclusion cannot be told from an id: that scope takes the joined read of every row
-        const joined = scored(w.sb.store, q, project, { pool, exclude: ["/nowhere/else"] });
+        const joined = ranked(w.sb.store, q, project, CAP, { pool, exclude: ["/nowhere/else"] });
         const what = `${q} ${project} pool ${pool}`;
-        assert.deepEqual(byId.hits, joined.hits, what);
+        assert.deepEqual(byId.scored, joined.scored, what);
         assert.deepEqual(byId.reads.rows, joined.reads.rows, what);
         assert.equal(byId.reads.capped, joined.reads.capped, what);
         assert.ok(byId.reads.built! <= joined.reads.built!, what);

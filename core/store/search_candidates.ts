@@ -149,9 +149,9 @@ export function searchCandidates(
     : null;
   // every match known by id, its relevance too: only the rows that can reach the pool are read
   const best = few && few.ids.length && few.ids.length < readCap
-    ? fewBest(db, few, vis, where, params, clauses, common, o, pool)
+    ? fewBest(db, few, vis, { where, params, clauses, common }, o, pool)
     : !few && byIdAlone(vis, f)
-    ? windowBest(db, match, { lo, hi, readCap, pool }, vis, where, params, clauses, common, o)
+    ? windowBest(db, match, { lo, hi, readCap, pool }, vis, { where, params, clauses, common }, o)
     : null;
   const cands = best
     ? best.cands
@@ -242,6 +242,15 @@ function cappedRead(
     .map((r) => toCandidate(r, r[AFTER_CANDIDATE] as number));
 }
 
+/** How a candidate's row is read and scored: the scope's and filters' terms, the clauses. */
+interface RowRead {
+  where: string[];
+  params: (string | number)[];
+  clauses: string[];
+  /** The clauses that add nothing alike (commonClauses). */
+  common: Set<number>;
+}
+
 /** What a read by id chose to build: the rows that can reach the pool, and what it walked. */
 interface Best {
   cands: Candidate[];
@@ -264,10 +273,7 @@ function fewBest(
   db: Db,
   few: { ids: number[]; scores: Map<number, number> | null },
   vis: Visibility,
-  where: string[],
-  params: (string | number)[],
-  clauses: string[],
-  common: Set<number>,
+  rr: RowRead,
   o: CandidateOptions,
   pool: number,
 ): Best {
@@ -279,11 +285,9 @@ function fewBest(
   const ids = scope ? few.ids.filter((id) => scope.has(sessionOfTurn(id))) : few.ids;
   const none = { cands: [], known, capped: false, phraseRows: bonus ? [0] : [], older: [] };
   if (!ids.length) return none;
-  const scored = clauses.filter((_, i) => !common.has(i));
-  const scores = scored.length ? few.scores ?? bm25Among(db, scored.join(" AND "), ids) : null;
+  const scores = scoresOf(db, rr, ids, few.scores);
   const said = bonus ? heldBetween(db, o.phrase!, Math.min(...ids), Math.max(...ids)) : null;
-  const read = { where, params, clauses, common, scores, pool };
-  const cands = bestRows(db, ids, said, bonus, read);
+  const cands = bestRows(db, ids, said, bonus, { ...rr, scores, pool });
   return { ...none, cands, phraseRows: said ? [said.size] : none.phraseRows };
 }
 
@@ -299,23 +303,19 @@ function windowBest(
   match: string,
   at: { lo: number; hi: number; readCap: number; pool: number },
   vis: Visibility,
-  where: string[],
-  params: (string | number)[],
-  clauses: string[],
-  common: Set<number>,
+  rr: RowRead,
   o: CandidateOptions,
 ): Best {
   const scope = vis.project === null ? null : projectSessions(db, vis.project);
   const keep = scope ? (id: number) => scope.has(sessionOfTurn(id)) : null;
   // with no common clause the window's walk scores every match as it finds it
-  const win = newestMatches(db, match, at.lo, at.hi, at.readCap, keep, common.size === 0);
+  const win = newestMatches(db, match, at.lo, at.hi, at.readCap, keep, rr.common.size === 0);
   const known = new Set(win.ids);
   const capped = win.ids.length >= at.readCap;
   const bonus = o.phrase && o.phraseBonus ? o.phraseBonus : 0;
   const out: Best = { cands: [], known, capped, phraseRows: [], older: [] };
   if (!win.ids.length) return out;
-  const scored = clauses.filter((_, i) => !common.has(i));
-  const scores = scored.length ? win.scores ?? bm25Among(db, scored.join(" AND "), win.ids) : null;
+  const scores = scoresOf(db, rr, win.ids, win.scores);
   let said: Set<number> | null = null;
   let below: number[] = [];
   if (bonus) {
@@ -330,14 +330,27 @@ function windowBest(
     }
     out.phraseRows.push(said.size);
   }
-  const read = { where, params, clauses, common, scores, pool: at.pool };
-  out.cands = bestRows(db, win.ids, said, bonus, read);
+  out.cands = bestRows(db, win.ids, said, bonus, { ...rr, scores, pool: at.pool });
   if (below.length) {
-    out.older = olderSayers(db, below, where, params, clauses, common);
+    out.older = olderSayers(db, below, rr.where, rr.params, rr.clauses, rr.common);
     out.phraseRows.push(out.older.length);
     for (const c of out.older) c.relevance += bonus;
   }
   return out;
+}
+
+/**
+ * The BM25 of the clauses that are not common for `ids`: `known` when the walk that found them
+ * scored them (no clause is common), else read; null when every clause is common.
+ */
+function scoresOf(
+  db: Db,
+  rr: RowRead,
+  ids: number[],
+  known: Map<number, number> | null,
+): Map<number, number> | null {
+  const scored = rr.clauses.filter((_, i) => !rr.common.has(i));
+  return scored.length ? known ?? bm25Among(db, scored.join(" AND "), ids) : null;
 }
 
 /** Whether the scope and filters can be told from a turn's id alone (a project, or none). */
@@ -358,14 +371,7 @@ function bestRows(
   ids: number[],
   said: Set<number> | null,
   bonus: number,
-  r: {
-    where: string[];
-    params: (string | number)[];
-    clauses: string[];
-    common: Set<number>;
-    scores: Map<number, number> | null;
-    pool: number;
-  },
+  r: RowRead & { scores: Map<number, number> | null; pool: number },
 ): Candidate[] {
   const rel = new Float64Array(ids.length);
   ids.forEach((id, i) => {
