@@ -295,8 +295,8 @@ function fewBest(
  * The capped read when the scope is known by id (no filter, no exclusion): the newest
  * `readCap` matches by rowid alone, each one's relevance from the index (BM25 and the phrase's
  * walk), then only the rows that can reach the pool (bestRows). The window, its scores and the
- * phrase's sayers below it are those the joined read gives; at ~3 GB that read built 1,000
- * rows from as many pages of `turns` for a pool of 200.
+ * phrase's sayers below it are those the joined read gives, which built every row of the
+ * window (a page of `turns` apiece on a large store) for a pool a fifth its size.
  */
 function windowBest(
   db: Db,
