@@ -188,26 +188,13 @@ export function searchCandidates(
       // the bonus was added before the rows were read: a match's relevance was known by then
       if (reads) reads.rows.push(...best.phraseRows);
       cands.push(...best.older);
-    } else if (!capped) {
-      // every match was read: a turn that says the words in order is among them
-      const said = heldBetween(db, o.phrase, oldest, newest);
-      if (reads) reads.rows.push(said.size);
-      for (const c of cands) if (said.has(c.id)) c.relevance += o.phraseBonus;
     } else {
-      // The read stopped at its cap, so it holds only the newest matches: a turn that says the
-      // words in order further back would never be ranked, and at a few GB a query of everyday
-      // words matches far more than the cap. The phrase's own walk goes on below the window,
-      // for up to `pool` turns that say it (they pass the scope and filters like the rest).
-      const window = new Set(cands.map((c) => c.id));
-      const h = phraseHolders(db, o.phrase, window, oldest, newest, lo, pool);
-      if (reads) reads.rows.push(h.said.size);
-      for (const c of cands) if (h.said.has(c.id)) c.relevance += o.phraseBonus;
-      if (h.below.length) {
-        const older = olderSayers(db, h.below, where, params, clauses, common);
-        if (reads) reads.rows.push(older.length);
-        for (const c of older) c.relevance += o.phraseBonus;
-        cands.push(...older);
-      }
+      const window = { ids: new Set(cands.map((c) => c.id)), oldest, newest, capped };
+      const rr = { where, params, clauses, common };
+      const p = phraseSayers(db, o.phrase, o.phraseBonus, window, { lo, pool }, rr);
+      if (reads) reads.rows.push(...p.rows);
+      for (const c of cands) if (p.said.has(c.id)) c.relevance += o.phraseBonus;
+      cands.push(...p.older);
     }
   }
   cands.push(...extra);
@@ -317,26 +304,45 @@ function windowBest(
   if (!win.ids.length) return out;
   const scores = scoresOf(db, rr, win.ids, win.scores);
   let said: Set<number> | null = null;
-  let below: number[] = [];
   if (bonus) {
-    const newest = win.ids[0];
     const oldest = win.ids[win.ids.length - 1];
-    if (!capped) said = heldBetween(db, o.phrase!, oldest, newest);
-    else {
-      // a read stopped at its cap: the phrase's walk goes on below it (searchCandidates)
-      const h = phraseHolders(db, o.phrase!, known, oldest, newest, at.lo, at.pool);
-      said = h.said;
-      below = h.below;
-    }
-    out.phraseRows.push(said.size);
+    const window = { ids: known, oldest, newest: win.ids[0], capped };
+    const p = phraseSayers(db, o.phrase!, bonus, window, at, rr);
+    said = p.said;
+    out.phraseRows = p.rows;
+    out.older = p.older;
   }
   out.cands = bestRows(db, win.ids, said, bonus, { ...rr, scores, pool: at.pool });
-  if (below.length) {
-    out.older = olderSayers(db, below, rr.where, rr.params, rr.clauses, rr.common);
-    out.phraseRows.push(out.older.length);
-    for (const c of out.older) c.relevance += bonus;
-  }
   return out;
+}
+
+/**
+ * The turns saying the query's words in order, for a window of matches: those of the window
+ * (`said`) and, when the window stopped at its cap, up to `pool` below it that pass the scope and
+ * filters (`older`: read, scored as the window's are, the bonus added). The window holds only
+ * the newest matches, and at a few GB a query of everyday words matches far more than the cap,
+ * so a turn that says the words in order further back would otherwise never be ranked.
+ * `rows`: the walks' counts, for CandidateReads.
+ */
+function phraseSayers(
+  db: Db,
+  phrase: string,
+  bonus: number,
+  window: { ids: Set<number>; oldest: number; newest: number; capped: boolean },
+  at: { lo: number; pool: number },
+  rr: RowRead,
+): { said: Set<number>; older: Candidate[]; rows: number[] } {
+  if (!window.capped) {
+    // every match was read: a turn that says the words in order is among them
+    const said = heldBetween(db, phrase, window.oldest, window.newest);
+    return { said, older: [], rows: [said.size] };
+  }
+  const { ids, oldest, newest } = window;
+  const h = phraseHolders(db, phrase, ids, oldest, newest, at.lo, at.pool);
+  if (!h.below.length) return { said: h.said, older: [], rows: [h.said.size] };
+  const older = olderSayers(db, h.below, rr.where, rr.params, rr.clauses, rr.common);
+  for (const c of older) c.relevance += bonus;
+  return { said: h.said, older, rows: [h.said.size, older.length] };
 }
 
 /**
