@@ -269,17 +269,76 @@ export function additionalContext(r: HookRun, event: string): string | null {
  * Pids of live processes (other than this one) whose environment names this data dir, read
  * through `ps e` (the runtime will not list /proc without --allow-all).
  */
-export async function processesOf(dataDir: string): Promise<number[]> {
-  const out = await new Deno.Command("ps", {
-    args: ["eww", "-e", "-o", "pid=,args="],
+/** A process's environment names the data folder, or reads empty for a moment inside execve. */
+interface Scan {
+  mine: number[];
+  between: number[];
+}
+
+const PF_KTHREAD = 0x00200000;
+
+/**
+ * The look, in sh: grep lists the environments holding the variable and those with no variable
+ * at all, and each of the latter prints its state. A child process, because the runtime reads
+ * /proc only under --allow-all; with a bare environment itself, so it never matches.
+ */
+const SCAN_SCRIPT = 'grep -lsz -x -F "TERMINUS_DATA_DIR=$1" /proc/[0-9]*/environ | ' +
+  "sed 's,^/proc/\\([0-9]*\\)/.*,mine \\1,'; " +
+  "for f in $(grep -Lsz . /proc/[0-9]*/environ); do p=${f#/proc/}; p=${p%/environ}; " +
+  's=$(cat "/proc/$p/stat" 2>/dev/null) && echo "empty $p ${s##*) }"; done; true';
+
+/**
+ * Which processes have `TERMINUS_DATA_DIR=<dataDir>` in their environment, and which are
+ * between two programs. While execve swaps a process's memory its environment reads empty; a
+ * detached pass at nice 19 on a loaded host can sit there long enough for a single look to
+ * miss it (a CI run did), so such a process is reported apart rather than passed over.
+ */
+async function scanProcesses(dataDir: string): Promise<Scan> {
+  const out = await new Deno.Command("sh", {
+    args: ["-c", SCAN_SCRIPT, "scan", dataDir],
+    clearEnv: true,
+    env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
     stdout: "piped",
     stderr: "null",
   }).output();
-  const needle = ` TERMINUS_DATA_DIR=${dataDir} `;
-  return decoder.decode(out.stdout).split("\n")
-    .filter((l) => (l + " ").includes(needle) && !/^\s*\d+\s+ps\s/.test(l))
-    .map((l) => Number(l.trim().split(/\s+/)[0]))
-    .filter((pid) => pid !== Deno.pid);
+  const scan: Scan = { mine: [], between: [] };
+  for (const line of decoder.decode(out.stdout).split("\n")) {
+    const [kind, pid, ...stat] = line.split(" ");
+    if (kind === "mine") scan.mine.push(Number(pid));
+    // a zombie and a kernel thread read an empty environment for good
+    else if (kind === "empty" && !/[ZX]/.test(stat[0]) && (Number(stat[6]) & PF_KTHREAD) === 0) {
+      scan.between.push(Number(pid));
+    }
+  }
+  return scan;
+}
+
+/** The processes whose environment names `dataDir` as the data folder. */
+export async function processesOf(dataDir: string): Promise<number[]> {
+  return (await scanProcesses(dataDir)).mine;
+}
+
+/**
+ * True once no process of `dataDir` is seen in two looks 100 ms apart. A process between two
+ * programs counts as one of them for at most `betweenMs` in all, so a process that emptied its
+ * own environment cannot hold a test forever.
+ */
+export async function detachedGone(dataDir: string, timeoutMs = 60_000, betweenMs = 3_000) {
+  const until = Date.now() + timeoutMs;
+  let unsureSince: number | null = null;
+  let clean = 0;
+  let last: Scan = { mine: [], between: [] };
+  while (Date.now() <= until) {
+    last = await scanProcesses(dataDir);
+    const unsure = last.between.length > 0 &&
+      (unsureSince === null || Date.now() - unsureSince < betweenMs);
+    if (last.between.length > 0 && unsureSince === null) unsureSince = Date.now();
+    if (last.mine.length === 0 && !unsure) {
+      if (++clean >= 2) return true;
+    } else clean = 0;
+    await new Promise((r) => setTimeout(r, clean > 0 ? 100 : 50));
+  }
+  return false;
 }
 
 /**
@@ -287,11 +346,9 @@ export async function processesOf(dataDir: string): Promise<number[]> {
  * never removes a folder a pass is about to write (and a pass never outlives its test).
  */
 export async function settleDetached(sb: Sandbox, timeoutMs = 60_000): Promise<void> {
-  const until = Date.now() + timeoutMs;
-  for (let pids = await processesOf(sb.data); pids.length > 0; pids = await processesOf(sb.data)) {
-    if (Date.now() > until) throw new Error(`detached passes still running: ${pids.join(", ")}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+  if (await detachedGone(sb.data, timeoutMs)) return;
+  const pids = await processesOf(sb.data);
+  throw new Error(`detached passes still running: ${pids.join(", ")}`);
 }
 
 /**

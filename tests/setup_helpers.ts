@@ -14,7 +14,7 @@ import {
   writeTranscript,
 } from "./helpers.ts";
 import { VERSION } from "../core/constants.ts";
-import { processesOf } from "./inject_helpers.ts";
+import { detachedGone } from "./inject_helpers.ts";
 
 export const CLAUDE = findClaude();
 export const SLOW = Deno.env.get("TERMINUS_SLOW_TESTS") === "1";
@@ -225,10 +225,7 @@ export function diffSnapshots(a: Map<string, string>, b: Map<string, string>): s
 export async function settle(sb: Sandbox): Promise<void> {
   // First the detached passes install (or a hook) started: one not yet holding the lock would
   // otherwise slip past the loop below and write while a test compares snapshots.
-  const until = Date.now() + 60_000;
-  while ((await processesOf(sb.data)).length > 0 && Date.now() < until) {
-    await new Promise((res) => setTimeout(res, 50));
-  }
+  await detachedGone(sb.data);
   for (let i = 0; i < 120; i++) {
     const r = await runCli(sb, ["ingest"]);
     if (r.code === 0 && !r.err.includes("holds the ingest lock")) return;
