@@ -276,13 +276,16 @@ interface Scan {
 }
 
 const PF_KTHREAD = 0x00200000;
+/** A process with an empty environment older than this is not a pass between programs. */
+const BETWEEN_AGE_S = 60;
 
 /**
  * The look, in sh: grep lists the environments holding the variable and those with no variable
  * at all, and each of the latter prints its state. A child process, because the runtime reads
  * /proc only under --allow-all; with a bare environment itself, so it never matches.
  */
-const SCAN_SCRIPT = 'grep -lsz -x -F "TERMINUS_DATA_DIR=$1" /proc/[0-9]*/environ | ' +
+const SCAN_SCRIPT = 'echo "now $(cut -d " " -f 1 /proc/uptime) $(getconf CLK_TCK)"; ' +
+  'grep -lsz -x -F "TERMINUS_DATA_DIR=$1" /proc/[0-9]*/environ | ' +
   "sed 's,^/proc/\\([0-9]*\\)/.*,mine \\1,'; " +
   "for f in $(grep -Lsz . /proc/[0-9]*/environ); do p=${f#/proc/}; p=${p%/environ}; " +
   's=$(cat "/proc/$p/stat" 2>/dev/null) && echo "empty $p ${s##*) }"; done; true';
@@ -302,11 +305,20 @@ async function scanProcesses(dataDir: string): Promise<Scan> {
     stderr: "null",
   }).output();
   const scan: Scan = { mine: [], between: [] };
+  let uptime = 0;
+  let hz = 100;
   for (const line of decoder.decode(out.stdout).split("\n")) {
     const [kind, pid, ...stat] = line.split(" ");
-    if (kind === "mine") scan.mine.push(Number(pid));
-    // a zombie and a kernel thread read an empty environment for good
-    else if (kind === "empty" && !/[ZX]/.test(stat[0]) && (Number(stat[6]) & PF_KTHREAD) === 0) {
+    if (kind === "now") {
+      uptime = Number(pid);
+      hz = Number(stat[0]) || 100;
+    } else if (kind === "mine") scan.mine.push(Number(pid));
+    // a zombie and a kernel thread read an empty environment for good, and a pass between
+    // programs was started moments ago: an older process with none is some other program's
+    else if (
+      kind === "empty" && !/[ZX]/.test(stat[0]) && (Number(stat[6]) & PF_KTHREAD) === 0 &&
+      uptime - Number(stat[19]) / hz < BETWEEN_AGE_S
+    ) {
       scan.between.push(Number(pid));
     }
   }
