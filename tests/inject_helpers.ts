@@ -265,10 +265,6 @@ export function additionalContext(r: HookRun, event: string): string | null {
   return inner.additionalContext;
 }
 
-/**
- * Pids of live processes (other than this one) whose environment names this data dir, read
- * through `ps e` (the runtime will not list /proc without --allow-all).
- */
 /** A process's environment names the data folder, or reads empty for a moment inside execve. */
 interface Scan {
   mine: number[];
@@ -312,20 +308,26 @@ async function scanProcesses(dataDir: string): Promise<Scan> {
     if (kind === "now") {
       uptime = Number(pid);
       hz = Number(stat[0]) || 100;
-    } else if (kind === "mine") scan.mine.push(Number(pid));
-    // a zombie and a kernel thread read an empty environment for good, and a pass between
-    // programs was started moments ago: an older process with none is some other program's
-    else if (
-      kind === "empty" && !/[ZX]/.test(stat[0]) && (Number(stat[6]) & PF_KTHREAD) === 0 &&
-      uptime - Number(stat[19]) / hz < BETWEEN_AGE_S
-    ) {
+    } else if (kind === "mine") {
+      if (Number(pid) !== Deno.pid) scan.mine.push(Number(pid));
+    } else if (kind === "empty" && betweenPrograms(stat, uptime, hz)) {
       scan.between.push(Number(pid));
     }
   }
   return scan;
 }
 
-/** The processes whose environment names `dataDir` as the data folder. */
+/**
+ * Whether a process with an empty environment (its stat's fields from the state on) is one
+ * between two programs: a zombie and a kernel thread read empty for good, and a pass caught
+ * inside execve was started moments ago, so an older process is some other program.
+ */
+function betweenPrograms(stat: string[], uptime: number, hz: number): boolean {
+  return !/[ZX]/.test(stat[0]) && (Number(stat[6]) & PF_KTHREAD) === 0 &&
+    uptime - Number(stat[19]) / hz < BETWEEN_AGE_S;
+}
+
+/** The processes (other than this one) whose environment names `dataDir` as the data folder. */
 export async function processesOf(dataDir: string): Promise<number[]> {
   return (await scanProcesses(dataDir)).mine;
 }
@@ -339,13 +341,11 @@ export async function detachedGone(dataDir: string, timeoutMs = 60_000, betweenM
   const until = Date.now() + timeoutMs;
   let unsureSince: number | null = null;
   let clean = 0;
-  let last: Scan = { mine: [], between: [] };
   while (Date.now() <= until) {
-    last = await scanProcesses(dataDir);
-    const unsure = last.between.length > 0 &&
-      (unsureSince === null || Date.now() - unsureSince < betweenMs);
-    if (last.between.length > 0 && unsureSince === null) unsureSince = Date.now();
-    if (last.mine.length === 0 && !unsure) {
+    const look = await scanProcesses(dataDir);
+    if (look.between.length) unsureSince ??= Date.now();
+    const unsure = look.between.length > 0 && Date.now() - unsureSince! < betweenMs;
+    if (look.mine.length === 0 && !unsure) {
       if (++clean >= 2) return true;
     } else clean = 0;
     await new Promise((r) => setTimeout(r, clean > 0 ? 100 : 50));
