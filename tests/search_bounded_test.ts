@@ -12,9 +12,11 @@ import { openRead } from "../core/store/db.ts";
 import { ftsRowid } from "../core/store/ids.ts";
 import {
   type CandidateReads,
+  commonClauses,
   type CommonRule,
   searchCandidates,
 } from "../core/store/search_candidates.ts";
+import { bm25Among } from "../core/store/fts_walks.ts";
 import { clausePages, ftsSegments } from "../core/store/fts_pages.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
@@ -408,6 +410,65 @@ Deno.test("a definition below the window joins it when it holds every word; one 
     assert.ok(got.includes(ids.get(held)!), "the old definition holding both words joins");
     assert.ok(!got.includes(ids.get(bare)!), "the newest definition lacks `order`: left out");
     assert.equal(got[0], ids.get(held)!, "and it ranks first, with the definition bonus");
+  } finally {
+    o.db.close();
+  }
+});
+
+/**
+ * A definition outside the window is scored by the window's own BM25 statement (one idf walk,
+ * not two) when a clause is common: its relevance must be the one a statement of its own gives,
+ * by the window's read and by the read of every match alike.
+ */
+Deno.test("a definition beside the window gets the BM25 a read of its own gives it", async () => {
+  // `common` said so often that its doclist spans pages; `zephyr` in six turns
+  const w = await world();
+  await using _ = w;
+  const t = session(w, BIG_SID, "big", "2026-02-01");
+  const zephyrs: string[] = [];
+  for (let i = 0; i < 1200; i++) {
+    const u = t.assistant(`turn ${i} ${"common ".repeat(20)}${i % 200 === 0 ? "zephyr" : ""}`);
+    if (i % 200 === 0) zephyrs.push(u);
+  }
+  await put(w, t);
+  await ingest(w);
+  const ids = w.ids();
+  // the oldest two turns saying `zephyr`, below a window of the newest three
+  const beside = [ids.get(zephyrs[0])!, ids.get(zephyrs[1])!];
+  const o = openRead(w.sb.store)!;
+  try {
+    const query = parseQuery("zephyr common");
+    // `common` spans pages of the index, `zephyr` none: the first alone is common
+    const rule: CommonRule = { pages: 1 };
+    const common = commonClauses(o.db, query.clauses, rule);
+    const scored = query.clauses.filter((_, i) => !common.has(i));
+    assert.deepEqual(scored, ['"zephyr"'], "`common` is common, `zephyr` scored");
+    const own = (id: number) => bm25Among(o.db, scored.join(" AND "), [id]).get(id);
+    let compared = 0;
+    // the window, capped at three (no forward walk), and every match read by id (under the cap)
+    for (const [probePages, readCap] of [[-1, 3], [Infinity, 50]]) {
+      const reads: CandidateReads = { rows: [], capped: false };
+      const cands = searchCandidates(
+        o.db,
+        query.clauses,
+        { project: null, exclude: [] },
+        {},
+        50,
+        { common: rule, readCap, probePages, reads, alsoIds: beside },
+      );
+      assert.equal(reads.capped, readCap === 3, `the read stops at its cap of ${readCap}`);
+      const got = cands.map((c) => c.id);
+      for (const id of beside) assert.ok(got.includes(id), `turn ${id} is a candidate`);
+      // the window's three and the two beside it; read by id, all six saying both words
+      assert.equal(cands.length, readCap === 3 ? 5 : 6, "the turns saying both words");
+      for (const c of cands) {
+        const score = own(c.id);
+        assert.ok(score !== undefined && score > 0, `turn ${c.id} holds the scored word`);
+        assert.equal(c.relevance, score, `turn ${c.id}: the BM25 of a statement of its own`);
+        compared++;
+      }
+    }
+    assert.equal(compared, 11);
   } finally {
     o.db.close();
   }

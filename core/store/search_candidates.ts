@@ -141,6 +141,7 @@ export function searchCandidates(
   const segs = ftsSegments(db);
   const pages = clauses.map((c) => clausePages(db, c, segs));
   const common = commonClauses(db, clauses, o.common ?? COMMON_RULE, pages);
+  const rr: RowRead = { where, params, clauses, common };
   if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
   // with no common clause every clause is scored, so the walk that finds the matches scores
   // them too (BM25's idf is the whole index's, whatever rowids a statement reads)
@@ -149,9 +150,9 @@ export function searchCandidates(
     : null;
   // every match known by id, its relevance too: only the rows that can reach the pool are read
   const best = few && few.ids.length && few.ids.length < readCap
-    ? fewBest(db, few, vis, { where, params, clauses, common }, o, pool)
+    ? fewBest(db, few, vis, rr, o, pool)
     : !few && byIdAlone(vis, f)
-    ? windowBest(db, match, { lo, hi, readCap, pool }, vis, { where, params, clauses, common }, o)
+    ? windowBest(db, match, { lo, hi, readCap, pool }, vis, rr, o)
     : null;
   const cands = best
     ? best.cands
@@ -164,9 +165,11 @@ export function searchCandidates(
     reads.built = cands.length;
     if (capped) reads.capped = true;
   }
-  // the turns asked for beside the window: those holding every clause, scored as the rest
+  // the turns asked for beside the window: those holding every clause, scored as the rest.
+  // When every match was found (`few`), any of them holding every clause is among the
+  // candidates already, or left out by the scope and filters it would meet again.
   const known = best ? best.known : new Set(cands.map((c) => c.id));
-  const extra = alsoHeld(db, o, known, lo, hi, match, where, params, clauses, common);
+  const extra = few ? [] : alsoHeld(db, o, known, lo, hi, match, rr, best?.beside ?? null);
   if (reads && extra.length) reads.rows.push(extra.length);
   if (!cands.length) return extra.sort(candidateOrder).slice(0, pool);
   const newest = cands[0].id;
@@ -190,7 +193,6 @@ export function searchCandidates(
       cands.push(...best.older);
     } else {
       const window = { ids: new Set(cands.map((c) => c.id)), oldest, newest, capped };
-      const rr = { where, params, clauses, common };
       const p = phraseSayers(db, o.phrase, o.phraseBonus, window, { lo, pool }, rr);
       if (reads) reads.rows.push(...p.rows);
       for (const c of cands) if (p.said.has(c.id)) c.relevance += o.phraseBonus;
@@ -249,6 +251,11 @@ interface Best {
   phraseRows: number[];
   /** Turns below the window that say the phrase, bonus added. */
   older: Candidate[];
+  /**
+   * The BM25 the window's statement also gave the turns asked for beside it (`alsoIds`), so
+   * `alsoHeld` walks no clause's whole doclist a second time for its idf; null when none.
+   */
+  beside: Map<number, number> | null;
 }
 
 /**
@@ -270,12 +277,24 @@ function fewBest(
   // other projects are left out before the level is drawn, or they would fill it
   const scope = vis.project === null ? null : projectSessions(db, vis.project);
   const ids = scope ? few.ids.filter((id) => scope.has(sessionOfTurn(id))) : few.ids;
-  const none = { cands: [], known, capped: false, phraseRows: bonus ? [0] : [], older: [] };
+  // every match is known, so no turn asked for beside them can hold the words: none is scored
+  const none = {
+    cands: [],
+    known,
+    capped: false,
+    phraseRows: bonus ? [0] : [],
+    older: [],
+    beside: null,
+  };
   if (!ids.length) return none;
   const scores = scoresOf(db, rr, ids, few.scores);
   const said = bonus ? heldBetween(db, o.phrase!, Math.min(...ids), Math.max(...ids)) : null;
   const cands = bestRows(db, ids, said, bonus, { ...rr, scores, pool });
-  return { ...none, cands, phraseRows: said ? [said.size] : none.phraseRows };
+  return {
+    ...none,
+    cands,
+    phraseRows: said ? [said.size] : none.phraseRows,
+  };
 }
 
 /**
@@ -300,9 +319,11 @@ function windowBest(
   const known = new Set(win.ids);
   const capped = win.ids.length >= at.readCap;
   const bonus = o.phrase && o.phraseBonus ? o.phraseBonus : 0;
-  const out: Best = { cands: [], known, capped, phraseRows: [], older: [] };
+  const out: Best = { cands: [], known, capped, phraseRows: [], older: [], beside: null };
   if (!win.ids.length) return out;
-  const scores = scoresOf(db, rr, win.ids, win.scores);
+  const beside = besideIds(o, known, win.scores, at);
+  const scores = scoresOf(db, rr, win.ids, win.scores, beside);
+  if (beside.length) out.beside = scores;
   let said: Set<number> | null = null;
   if (bonus) {
     const oldest = win.ids[win.ids.length - 1];
@@ -347,16 +368,33 @@ function phraseSayers(
 
 /**
  * The BM25 of the clauses that are not common for `ids`: `known` when the walk that found them
- * scored them (no clause is common), else read; null when every clause is common.
+ * scored them (no clause is common), else read; null when every clause is common. `beside`
+ * are scored by the same statement: a row's BM25 is the same whichever statement reads it.
  */
 function scoresOf(
   db: Db,
   rr: RowRead,
   ids: number[],
   known: Map<number, number> | null,
+  beside: number[] = [],
 ): Map<number, number> | null {
   const scored = rr.clauses.filter((_, i) => !rr.common.has(i));
-  return scored.length ? known ?? bm25Among(db, scored.join(" AND "), ids) : null;
+  if (!scored.length) return null;
+  return known ?? bm25Among(db, scored.join(" AND "), beside.length ? ids.concat(beside) : ids);
+}
+
+/**
+ * The turns `alsoHeld` will ask about (`o.alsoIds` outside the window, within the rowid
+ * bounds), to be scored with the window when the window's statement does not score itself.
+ */
+function besideIds(
+  o: CandidateOptions,
+  known: Set<number>,
+  scored: Map<number, number> | null,
+  at: { lo: number; hi: number },
+): number[] {
+  if (scored || !o.alsoIds?.length) return [];
+  return o.alsoIds.filter((id) => !known.has(id) && id >= at.lo && id <= at.hi);
 }
 
 /** Whether the scope and filters can be told from a turn's id alone (a project, or none). */
@@ -420,16 +458,17 @@ function alsoHeld(
   lo: number,
   hi: number,
   match: string,
-  where: string[],
-  params: (string | number)[],
-  clauses: string[],
-  common: Set<number>,
+  rr: RowRead,
+  scored: Map<number, number> | null,
 ): Candidate[] {
   if (!o.alsoIds?.length) return [];
   const ids = [...new Set(o.alsoIds)].filter((id) => !known.has(id) && id >= lo && id <= hi);
   const held = ids.length ? holdersAmong(db, match, ids) : [];
   if (!held.length) return [];
-  const more = olderSayers(db, held, where, params, clauses, common);
+  // scored with the window, unless a turn is missing there (another connection's commit
+  // between the two reads): then all of them are scored afresh
+  const beside = scored && held.every((id) => scored.has(id)) ? scored : null;
+  const more = olderSayers(db, held, rr.where, rr.params, rr.clauses, rr.common, beside);
   if (more.length && o.phrase && o.phraseBonus) {
     const said = new Set(holdersAmong(db, o.phrase, more.map((c) => c.id)));
     for (const c of more) if (said.has(c.id)) c.relevance += o.phraseBonus;
