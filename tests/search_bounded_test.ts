@@ -351,6 +351,31 @@ async function windowFullOfSayers(later: boolean): Promise<void> {
   }
 }
 
+Deno.test("the sayers below a capped window and the window's own turns share one level: only the pool's rows are built", async () => {
+  const w = await world();
+  await using _ = w;
+  const old = session(w, SMALL_SID, "small", "2026-01-01");
+  const sayers: string[] = [];
+  for (let i = 0; i < 20; i++) sayers.push(old.assistant(`note ${i}: gamma delta, in this order`));
+  await put(w, old);
+  await ingest(w);
+  const b = session(w, BIG_SID, "big", "2026-02-01");
+  for (let i = 0; i < 100; i++) b.assistant(`turn ${i}: delta then gamma, the other way round`);
+  await put(w, b);
+  await ingest(w);
+  const ids = w.ids();
+  const pool = 12;
+  const byId = ranked(w.sb.store, "gamma delta", null, CAP, { pool });
+  const joined = ranked(w.sb.store, "gamma delta", null, CAP, { pool, exclude: ["/nowhere/else"] });
+  assert.deepEqual(byId.scored, joined.scored, "the same answer as the joined read");
+  assert.deepEqual(byId.reads.rows, [CAP, 0, pool], "the window, no sayer in it, a pool below");
+  // the newest twelve sayers (the walk below stops at a pool's worth) outrank every window turn
+  const newest = sayers.slice(-pool).map((u) => ids.get(u)!).sort((x, y) => y - x);
+  assert.deepEqual(byId.ids.slice(0, pool), newest);
+  assert.equal(byId.reads.built, 0, "no turn of the window could reach the pool: none is built");
+  assert.equal(joined.reads.built, CAP);
+});
+
 Deno.test("a window whose candidates already say the phrase a pool's worth of times reads nothing below it", async () => {
   await windowFullOfSayers(false);
 });

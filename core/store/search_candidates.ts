@@ -162,7 +162,8 @@ export function searchCandidates(
   const capped = best ? best.capped : cands.length >= readCap;
   if (reads) {
     reads.rows.push(best ? best.known.size : cands.length);
-    reads.built = cands.length;
+    // the window's rows built: the sayers below it, built beside them, are counted apart
+    reads.built = best ? cands.filter((c) => best.known.has(c.id)).length : cands.length;
     if (capped) reads.capped = true;
   }
   // the turns asked for beside the window: those holding every clause, scored as the rest.
@@ -253,9 +254,9 @@ interface Best {
   older: Candidate[];
   /**
    * The BM25 the window's statement also gave the turns asked for beside it (`alsoIds`), so
-   * `alsoHeld` walks no clause's whole doclist a second time for its idf; null when none.
+   * `alsoHeld` walks no clause's whole doclist a second time for its idf.
    */
-  beside: Map<number, number> | null;
+  beside?: Map<number, number>;
 }
 
 /**
@@ -277,15 +278,7 @@ function fewBest(
   // other projects are left out before the level is drawn, or they would fill it
   const scope = vis.project === null ? null : projectSessions(db, vis.project);
   const ids = scope ? few.ids.filter((id) => scope.has(sessionOfTurn(id))) : few.ids;
-  // every match is known, so no turn asked for beside them can hold the words: none is scored
-  const none = {
-    cands: [],
-    known,
-    capped: false,
-    phraseRows: bonus ? [0] : [],
-    older: [],
-    beside: null,
-  };
+  const none = { cands: [], known, capped: false, phraseRows: bonus ? [0] : [], older: [] };
   if (!ids.length) return none;
   const scores = scoresOf(db, rr, ids, few.scores);
   const said = bonus ? heldBetween(db, o.phrase!, Math.min(...ids), Math.max(...ids)) : null;
@@ -319,21 +312,35 @@ function windowBest(
   const known = new Set(win.ids);
   const capped = win.ids.length >= at.readCap;
   const bonus = o.phrase && o.phraseBonus ? o.phraseBonus : 0;
-  const out: Best = { cands: [], known, capped, phraseRows: [], older: [], beside: null };
+  const out: Best = { cands: [], known, capped, phraseRows: [], older: [] };
   if (!win.ids.length) return out;
-  const beside = besideIds(o, known, win.scores, at);
-  const scores = scoresOf(db, rr, win.ids, win.scores, beside);
-  if (beside.length) out.beside = scores;
+  // the phrase's sayers first (as phraseSayers finds them), so the window's and those below it
+  // are scored and leveled together, and only the rows that can reach the pool are read
   let said: Set<number> | null = null;
+  let below: number[] = [];
   if (bonus) {
     const oldest = win.ids[win.ids.length - 1];
-    const window = { ids: known, oldest, newest: win.ids[0], capped };
-    const p = phraseSayers(db, o.phrase!, bonus, window, at, rr);
-    said = p.said;
-    out.phraseRows = p.rows;
-    out.older = p.older;
+    if (!capped) {
+      said = heldBetween(db, o.phrase!, oldest, win.ids[0]);
+      out.phraseRows = [said.size];
+    } else {
+      const h = phraseHolders(db, o.phrase!, known, oldest, win.ids[0], at.lo, at.pool);
+      said = h.said;
+      // below the window the scope still holds, and it is known by id here
+      below = keep ? h.below.filter(keep) : h.below;
+      out.phraseRows = h.below.length ? [said.size, below.length] : [said.size];
+    }
   }
-  out.cands = bestRows(db, win.ids, said, bonus, { ...rr, scores, pool: at.pool });
+  const beside = besideIds(o, known, win.scores, at);
+  let scores = scoresOf(db, rr, win.ids, win.scores, below.concat(beside));
+  if (win.scores && below.length) {
+    // the walk scored the window by every clause; the sayers below it take a statement of their own
+    scores = new Map([...win.scores, ...bm25Among(db, rr.clauses.join(" AND "), below)]);
+  }
+  if (beside.length && scores) out.beside = scores;
+  const sayers = below.length ? new Set([...said!, ...below]) : said;
+  const ids = below.length ? win.ids.concat(below) : win.ids;
+  out.cands = bestRows(db, ids, sayers, bonus, { ...rr, scores, pool: at.pool });
   return out;
 }
 
