@@ -143,22 +143,35 @@ Deno.test("a word rarer than the cap is ranked as over every row it matches; the
   assert.ok(phrase.reads.rows[0] <= CAP);
 });
 
-Deno.test("a word whose doclist spans many pages adds nothing alike; the rare word's BM25 tells them apart", async () => {
-  // one session whose every turn says `common` many times, so its doclist spans several pages
+/**
+ * One session of 1,200 turns, each as `say` words it, so a word every turn says many times
+ * (`common`) spans several pages of the index; the turns of every `every`th are returned.
+ */
+async function spanningStore(
+  say: (i: number) => string,
+  every: number,
+): Promise<{ w: World; picked: string[] }> {
   const w = await world();
-  await using _ = w;
   const t = session(w, BIG_SID, "big", "2026-02-01");
-  const zephyrs: string[] = [];
+  const picked: string[] = [];
   for (let i = 0; i < 1200; i++) {
-    const u = t.assistant(
-      `turn ${i} ${"often ".repeat(10)}${"common ".repeat(20)}${
-        i % 50 === 0 ? "zephyr ".repeat(1 + (i % 150) / 50) : ""
-      }`,
-    );
-    if (i % 50 === 0) zephyrs.push(u);
+    const u = t.assistant(say(i));
+    if (i % every === 0) picked.push(u);
   }
   await put(w, t);
   await ingest(w);
+  return { w, picked };
+}
+
+Deno.test("a word whose doclist spans many pages adds nothing alike; the rare word's BM25 tells them apart", async () => {
+  const { w, picked: zephyrs } = await spanningStore(
+    (i) =>
+      `turn ${i} ${"often ".repeat(10)}${"common ".repeat(20)}${
+        i % 50 === 0 ? "zephyr ".repeat(1 + (i % 150) / 50) : ""
+      }`,
+    50,
+  );
+  await using _ = w;
   const ids = w.ids();
   const o = openRead(w.sb.store)!;
   try {
@@ -447,16 +460,11 @@ Deno.test("a definition below the window joins it when it holds every word; one 
  */
 Deno.test("a definition beside the window gets the BM25 a read of its own gives it", async () => {
   // `common` said so often that its doclist spans pages; `zephyr` in six turns
-  const w = await world();
+  const { w, picked: zephyrs } = await spanningStore(
+    (i) => `turn ${i} ${"common ".repeat(20)}${i % 200 === 0 ? "zephyr" : ""}`,
+    200,
+  );
   await using _ = w;
-  const t = session(w, BIG_SID, "big", "2026-02-01");
-  const zephyrs: string[] = [];
-  for (let i = 0; i < 1200; i++) {
-    const u = t.assistant(`turn ${i} ${"common ".repeat(20)}${i % 200 === 0 ? "zephyr" : ""}`);
-    if (i % 200 === 0) zephyrs.push(u);
-  }
-  await put(w, t);
-  await ingest(w);
   const ids = w.ids();
   // the oldest two turns saying `zephyr`, below a window of the newest three
   const beside = [ids.get(zephyrs[0])!, ids.get(zephyrs[1])!];
