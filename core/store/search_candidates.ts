@@ -283,11 +283,7 @@ function fewBest(
   const scores = scoresOf(db, rr, ids, few.scores);
   const said = bonus ? heldBetween(db, o.phrase!, Math.min(...ids), Math.max(...ids)) : null;
   const cands = bestRows(db, ids, said, bonus, { ...rr, scores, pool });
-  return {
-    ...none,
-    cands,
-    phraseRows: said ? [said.size] : none.phraseRows,
-  };
+  return { ...none, cands, phraseRows: said ? [said.size] : none.phraseRows };
 }
 
 /**
@@ -320,22 +316,18 @@ function windowBest(
   let below: number[] = [];
   if (bonus) {
     const oldest = win.ids[win.ids.length - 1];
-    if (!capped) {
-      said = heldBetween(db, o.phrase!, oldest, win.ids[0]);
-      out.phraseRows = [said.size];
-    } else {
-      const h = phraseHolders(db, o.phrase!, known, oldest, win.ids[0], at.lo, at.pool);
-      said = h.said;
-      // below the window the scope still holds, and it is known by id here
-      below = keep ? h.below.filter(keep) : h.below;
-      out.phraseRows = h.below.length ? [said.size, below.length] : [said.size];
-    }
+    const h = sayersOf(db, o.phrase!, { ids: known, oldest, newest: win.ids[0], capped }, at);
+    said = h.said;
+    // below the window the scope still holds, and it is known by id here
+    below = keep ? h.below.filter(keep) : h.below;
+    out.phraseRows = h.below.length ? [said.size, below.length] : [said.size];
   }
-  const beside = besideIds(o, known, win.scores, at);
+  // the turns alsoHeld will ask about, scored with the window unless its walk scored itself
+  const beside = win.scores ? [] : outsideWindow(o, known, at.lo, at.hi);
   let scores = scoresOf(db, rr, win.ids, win.scores, below.concat(beside));
   if (win.scores && below.length) {
     // the walk scored the window by every clause; the sayers below it take a statement of their own
-    scores = new Map([...win.scores, ...bm25Among(db, rr.clauses.join(" AND "), below)]);
+    scores = new Map([...win.scores, ...bm25Among(db, match, below)]);
   }
   if (beside.length && scores) out.beside = scores;
   const sayers = below.length ? new Set([...said!, ...below]) : said;
@@ -360,17 +352,29 @@ function phraseSayers(
   at: { lo: number; pool: number },
   rr: RowRead,
 ): { said: Set<number>; older: Candidate[]; rows: number[] } {
+  const { said, below } = sayersOf(db, phrase, window, at);
+  if (!below.length) return { said, older: [], rows: [said.size] };
+  const older = olderSayers(db, below, rr.where, rr.params, rr.clauses, rr.common);
+  for (const c of older) c.relevance += bonus;
+  return { said, older, rows: [said.size, older.length] };
+}
+
+/**
+ * The ids of phraseSayers' turns, none read: those of the window (`said`) and, when it stopped
+ * at its cap, up to `pool` below it (`below`, scope not yet applied).
+ */
+function sayersOf(
+  db: Db,
+  phrase: string,
+  window: { ids: Set<number>; oldest: number; newest: number; capped: boolean },
+  at: { lo: number; pool: number },
+): { said: Set<number>; below: number[] } {
+  // every match was read: a turn that says the words in order is among them
   if (!window.capped) {
-    // every match was read: a turn that says the words in order is among them
-    const said = heldBetween(db, phrase, window.oldest, window.newest);
-    return { said, older: [], rows: [said.size] };
+    return { said: heldBetween(db, phrase, window.oldest, window.newest), below: [] };
   }
   const { ids, oldest, newest } = window;
-  const h = phraseHolders(db, phrase, ids, oldest, newest, at.lo, at.pool);
-  if (!h.below.length) return { said: h.said, older: [], rows: [h.said.size] };
-  const older = olderSayers(db, h.below, rr.where, rr.params, rr.clauses, rr.common);
-  for (const c of older) c.relevance += bonus;
-  return { said: h.said, older, rows: [h.said.size, older.length] };
+  return phraseHolders(db, phrase, ids, oldest, newest, at.lo, at.pool);
 }
 
 /**
@@ -390,18 +394,10 @@ function scoresOf(
   return known ?? bm25Among(db, scored.join(" AND "), beside.length ? ids.concat(beside) : ids);
 }
 
-/**
- * The turns `alsoHeld` will ask about (`o.alsoIds` outside the window, within the rowid
- * bounds), to be scored with the window when the window's statement does not score itself.
- */
-function besideIds(
-  o: CandidateOptions,
-  known: Set<number>,
-  scored: Map<number, number> | null,
-  at: { lo: number; hi: number },
-): number[] {
-  if (scored || !o.alsoIds?.length) return [];
-  return o.alsoIds.filter((id) => !known.has(id) && id >= at.lo && id <= at.hi);
+/** `o.alsoIds` not among the `known` matches, within the rowid bounds, each once. */
+function outsideWindow(o: CandidateOptions, known: Set<number>, lo: number, hi: number): number[] {
+  if (!o.alsoIds?.length) return [];
+  return [...new Set(o.alsoIds)].filter((id) => !known.has(id) && id >= lo && id <= hi);
 }
 
 /** Whether the scope and filters can be told from a turn's id alone (a project, or none). */
@@ -468,8 +464,7 @@ function alsoHeld(
   rr: RowRead,
   scored: Map<number, number> | null,
 ): Candidate[] {
-  if (!o.alsoIds?.length) return [];
-  const ids = [...new Set(o.alsoIds)].filter((id) => !known.has(id) && id >= lo && id <= hi);
+  const ids = outsideWindow(o, known, lo, hi);
   const held = ids.length ? holdersAmong(db, match, ids) : [];
   if (!held.length) return [];
   // scored with the window, unless a turn is missing there (another connection's commit
