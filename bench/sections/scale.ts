@@ -568,6 +568,14 @@ async function measureSize(
       [...perHard].map(([q, xs]) => `${q} ${r1(p50(xs) - floorP50)}`).join(", ")
     }`,
   );
+  // a slow hour slows the floor and a search alike (performance.md, "The figures follow the
+  // floor"): this multiple compares builds measured at different hours
+  const times = (xs: number[]) => round((p50(xs) - floorP50) / floorP50, 2);
+  notes.push(
+    `${name}: search p50 beyond the floor as a multiple of the floor's p50: the ${SCALE_QUERIES.length} ${
+      times(search.samples)
+    }x, the ${SCALE_HARD_QUERIES.length} hard ${times(hard.samples)}x`,
+  );
   notes.push(
     "Hooks run with a real git repository as their working directory; they start no git (the project comes from the payload's cwd, looked up in the store), so git's share of a hook is 0. Runtime start is the floor row; the phase rows are the hooks section's in-process child (checkout modules, not the bundle), cold.",
   );
