@@ -457,11 +457,7 @@ async function measureSize(
   let busyLate = 0;
   const busyCan: boolean[] = [];
   for (let i = 1; i <= BUSY_PROMPTS; i++) busyCan.push(await deliverable(47_000 + i));
-  const loops = [0, 1].map(() =>
-    new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null", stderr: "null" })
-      .spawn()
-  );
-  try {
+  await besideTwoLoops(async () => {
     for (let i = 1; i <= BUSY_PROMPTS; i++) {
       const l = await load1();
       floor.samples.push(await floorRun());
@@ -470,14 +466,7 @@ async function measureSize(
       if (n.delivered && busyCan[i - 1]) busyDelivered++;
       if (n.late) busyLate++;
     }
-  } finally {
-    for (const p of loops) {
-      try {
-        p.kill("SIGKILL");
-      } catch { /* gone */ }
-      await p.status;
-    }
-  }
+  });
   busy.extra = `delivered ${busyDelivered} of the ${
     busyCan.filter(Boolean).length
   } that hand turns over idle and warm (${BUSY_PROMPTS} prompts), past the deadline ${busyLate}/${BUSY_PROMPTS}`;
@@ -557,6 +546,28 @@ async function measureSize(
     the.load.push(l);
   }
   if (!haveRg) notes.push("rg is not installed: no rg figures.");
+  // the same searches, warm, once each with two CPU-bound loops running beside them (one per
+  // core here), against a floor timed beside the loops too
+  const busySearch = row(
+    "search_busy",
+    `terminus search, the ${SCALE_QUERIES.length} and the ${SCALE_HARD_QUERIES.length} hard queries, two CPU-bound loops running (wall)`,
+    false,
+  );
+  const busyFloor: number[] = [];
+  await besideTwoLoops(async () => {
+    for (const q of [...SCALE_QUERIES, ...SCALE_HARD_QUERIES]) {
+      const l = await load1();
+      busyFloor.push(await floorRun());
+      const sr = await runTimed(launcher, ["search", q, "--project", "*"], { cwd, env });
+      if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
+      busySearch.samples.push(sr.wallMs);
+      busySearch.load.push(l);
+    }
+  });
+  const bf = p50(busyFloor);
+  busySearch.extra = `beyond the floor timed beside the loops (p50 ${r1(bf)}): p50 +${
+    r1(p50(busySearch.samples) - bf)
+  } / p95 +${r1(p95(busySearch.samples) - bf)}`;
   const floorP50 = p50(floor.samples);
   notes.push(
     `${name}: terminus search per query, p50 beyond the floor: ${
@@ -603,6 +614,24 @@ async function measureSize(
     rg.extra = `rg p50 / terminus search p50: ${round(p50(rg.samples) / p50(search.samples), 2)}x`;
   }
   return { rows, notes, scn: settled };
+}
+
+/** Runs `fn` with two CPU-bound loops beside it (one per core here), stopped however it ends. */
+async function besideTwoLoops(fn: () => Promise<void>): Promise<void> {
+  const loops = [0, 1].map(() =>
+    new Deno.Command("sh", { args: ["-c", "while :; do :; done"], stdout: "null", stderr: "null" })
+      .spawn()
+  );
+  try {
+    await fn();
+  } finally {
+    for (const p of loops) {
+      try {
+        p.kill("SIGKILL");
+      } catch { /* gone */ }
+      await p.status;
+    }
+  }
 }
 
 const f3 = (x: number) => x.toFixed(3);
