@@ -152,15 +152,21 @@ async function spanningStore(
   every: number,
 ): Promise<{ w: World; picked: string[] }> {
   const w = await world();
-  const t = session(w, BIG_SID, "big", "2026-02-01");
-  const picked: string[] = [];
-  for (let i = 0; i < 1200; i++) {
-    const u = t.assistant(say(i));
-    if (i % every === 0) picked.push(u);
+  try {
+    const t = session(w, BIG_SID, "big", "2026-02-01");
+    const picked: string[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const u = t.assistant(say(i));
+      if (i % every === 0) picked.push(u);
+    }
+    await put(w, t);
+    await ingest(w);
+    return { w, picked };
+  } catch (e) {
+    // the caller's `await using` never got it: its sandbox is removed here
+    await w[Symbol.asyncDispose]();
+    throw e;
   }
-  await put(w, t);
-  await ingest(w);
-  return { w, picked };
 }
 
 Deno.test("a word whose doclist spans many pages adds nothing alike; the rare word's BM25 tells them apart", async () => {
