@@ -151,6 +151,21 @@ export function v8Flags(semiSpaceMib = SEMI_SPACE_MIB, eager = true): string {
 }
 
 /**
+ * For `terminus search` alone: its WebAssembly (the zstd decoder) is compiled by V8's baseline
+ * compiler only. A search decodes a few dozen blocks and exits, so the optimizing compile V8
+ * starts for the decoder's hot functions lands too late to be used, yet it takes a second core
+ * for several ms, which a busy machine does not have spare (docs/design/performance.md, "A
+ * search's WebAssembly stays on its baseline compiler"). Only a search loads its own file, so
+ * these flags never meet another command's code cache.
+ */
+export const SEARCH_WASM_V8_FLAG = "--liftoff-only";
+
+/** The V8 flags of a search's own file: every command's, and SEARCH_WASM_V8_FLAG. */
+export function searchV8Flags(): string {
+  return `${v8Flags()},${SEARCH_WASM_V8_FLAG}`;
+}
+
+/**
  * The one definition of the program's permissions: no net, no ffi, never -A. It may run git,
  * claude, less (the default pager of `sessions show`), the runtime itself, bash and setsid (to
  * start the archive pass a hook starts and the backfill's worker, detached), and lower a

@@ -24,7 +24,14 @@ import {
   snapshot,
 } from "./setup_helpers.ts";
 import { SETUP_HOOK_EVENTS } from "../core/setup/locations.ts";
-import { launcherText, ownBundle, type OwnFileCommand, ownStart } from "../core/setup/bundle.ts";
+import {
+  BUNDLE_ENTRY,
+  HOOK_ENTRY,
+  launcherText,
+  ownBundle,
+  type OwnFileCommand,
+  ownStart,
+} from "../core/setup/bundle.ts";
 import { main as searchEntry } from "../search.ts";
 import { main as ingestEntry } from "../ingest.ts";
 import { SEARCH_SUMMARY } from "../commands/help_lines.ts";
@@ -56,6 +63,8 @@ import {
   COMPILED_PERMISSION_FLAGS,
   EAGER_COMPILE_V8_FLAG,
   permissionFlags,
+  SEARCH_WASM_V8_FLAG,
+  searchV8Flags,
   v8Flags,
 } from "../core/context.ts";
 
@@ -629,10 +638,11 @@ function launcherLayout(dir: string) {
 
 /**
  * A launcher in `dir` whose runtime is a shell script printing what `body` prints of what it was
- * given; returns how to run it (it must exit 0) and what it printed.
+ * given; returns how to run it (it must exit 0) and what it printed. Its copy is the checkout,
+ * or `sourceDir`.
  */
-async function fakeLauncher(dir: string, body: string) {
-  const layout = launcherLayout(dir);
+async function fakeLauncher(dir: string, body: string, sourceDir?: string) {
+  const layout = { ...launcherLayout(dir), ...(sourceDir ? { sourceDir } : {}) };
   const fake = join(dir, "fake-deno");
   await Deno.writeTextFile(fake, `#!/bin/sh\n${body}\n`, { mode: 0o755 });
   await Deno.writeTextFile(
@@ -692,6 +702,34 @@ Deno.test("the launcher runs the backfill with its own young generation, every o
     for (const argv of [["ingest"], ["hook", "UserPromptSubmit"], ["backfill", "--work"]]) {
       assert.match(await run(argv), new RegExp(`,${EAGER_COMPILE_V8_FLAG}\n$`));
     }
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("the launcher runs a bundled copy's search with its WebAssembly on the baseline compiler, nothing else", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
+  try {
+    // a bundled copy's files, as the launcher looks for them
+    const copy = join(dir, "copy");
+    await Deno.mkdir(copy);
+    for (const f of [BUNDLE_ENTRY, HOOK_ENTRY, ownStart("search"), ownStart("ingest")]) {
+      await Deno.writeTextFile(join(copy, f), "");
+    }
+    const run = await fakeLauncher(
+      dir,
+      'for a in "$@"; do case "$a" in --v8-flags=*) printf "%s " "$a" ;; *.js) basename "$a"; break ;; esac; done',
+      copy,
+    );
+    const flagsOf = async (argv: string[]) => (await run(argv)).trim().split(" ");
+    assert.deepEqual(await flagsOf(["search", "rebase"]), [searchV8Flags(), ownStart("search")]);
+    assert.ok(searchV8Flags().endsWith(`,${SEARCH_WASM_V8_FLAG}`));
+    assert.ok(searchV8Flags().startsWith(v8Flags()));
+    // every other start keeps the program's flags, so the code cache they share stays whole
+    assert.deepEqual(await flagsOf(["ingest"]), [v8Flags(), ownStart("ingest")]);
+    assert.deepEqual(await flagsOf(["sessions"]), [v8Flags(), BUNDLE_ENTRY]);
+    assert.deepEqual(await flagsOf(["mcp"]), [v8Flags(), BUNDLE_ENTRY]);
+    assert.deepEqual(await flagsOf(["hook", "UserPromptSubmit"]), [v8Flags(), HOOK_ENTRY]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

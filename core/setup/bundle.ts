@@ -12,7 +12,7 @@ import {
   VERSION,
 } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
-import { permissionFlags, runtimePath, v8Flags } from "../context.ts";
+import { permissionFlags, runtimePath, searchV8Flags, v8Flags } from "../context.ts";
 import { BASH_JOB, bashJobArgs } from "../spawn.ts";
 import {
   LAUNCHER_PASS_VAR,
@@ -311,7 +311,11 @@ export function hookArgv(deno: string, sourceDir: string): string[] | null {
 /** The argv that runs a bundled copy's own file for `name`, or null for a copy without one. */
 export function ownArgv(name: OwnFileCommand, deno: string, sourceDir: string): string[] | null {
   if (!bundled(sourceDir) || !isFile(join(sourceDir, ownStart(name)))) return null;
-  return [deno, "run", "--no-config", ...permissionFlags(deno), join(sourceDir, ownStart(name))];
+  const every = v8Flags();
+  const flags = name === "search"
+    ? permissionFlags(deno).map((f) => f === every ? searchV8Flags() : f)
+    : permissionFlags(deno);
+  return [deno, "run", "--no-config", ...flags, join(sourceDir, ownStart(name))];
 }
 
 /**
