@@ -133,8 +133,8 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
  * V8 compiles every function of a module when it compiles the module, not on its first call.
  * The runtime keeps a module's compiled code (its code cache) as compiled before it ran, so
  * lazily compiled functions were compiled again on every start: a hook, a search and a pass
- * each call hundreds of them. Eager, they come from the cache. Every start of the installed
- * program must carry the same V8 flags, or each one rejects the others' cache
+ * each call hundreds of them. Eager, they come from the cache. Starts that load the same files
+ * must carry the same V8 flags, or each one rejects the others' cache
  * (docs/design/performance.md, "Eager compilation").
  */
 export const EAGER_COMPILE_V8_FLAG = "--no-lazy";
@@ -154,15 +154,26 @@ export function v8Flags(semiSpaceMib = SEMI_SPACE_MIB, eager = true): string {
  * For `terminus search` alone: its WebAssembly (the zstd decoder) is compiled by V8's baseline
  * compiler only. A search decodes a few dozen blocks and exits, so the optimizing compile V8
  * starts for the decoder's hot functions lands too late to be used, yet it takes a second core
- * for several ms, which a busy machine does not have spare (docs/design/performance.md, "A
- * search's WebAssembly stays on its baseline compiler"). Only a search loads its own file, so
- * these flags never meet another command's code cache.
+ * for several ms, which a busy machine does not have spare (docs/design/performance.md, "Short
+ * processes skip V8's last tier").
  */
 export const SEARCH_WASM_V8_FLAG = "--liftoff-only";
 
-/** The V8 flags of a search's own file: every command's, and SEARCH_WASM_V8_FLAG. */
-export function searchV8Flags(): string {
-  return `${v8Flags()},${SEARCH_WASM_V8_FLAG}`;
+/**
+ * For the pass's own file alone: V8 optimizes its JavaScript no further than Maglev. A pass with
+ * nothing new exits some 40 ms after it starts, before TurboFan's code for its loops over the
+ * transcripts is used; a pass that ingests spends its time in JSON.parse, zstd, BLAKE3 and
+ * SQLite, which this flag leaves alone (its WebAssembly still reaches TurboFan).
+ */
+export const PASS_OPT_V8_FLAG = "--max-opt=2";
+
+/**
+ * The V8 flags of a command's own file: every command's, and its own. Only that command loads
+ * its file and the chunks beside it (but for one small chunk the pass shares with the program),
+ * so these flags do not meet another command's code cache.
+ */
+export function ownV8Flags(name: "search" | "ingest"): string {
+  return `${v8Flags()},${name === "search" ? SEARCH_WASM_V8_FLAG : PASS_OPT_V8_FLAG}`;
 }
 
 /**

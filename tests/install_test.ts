@@ -62,9 +62,10 @@ import {
   backfillWorkArgv,
   COMPILED_PERMISSION_FLAGS,
   EAGER_COMPILE_V8_FLAG,
+  ownV8Flags,
+  PASS_OPT_V8_FLAG,
   permissionFlags,
   SEARCH_WASM_V8_FLAG,
-  searchV8Flags,
   v8Flags,
 } from "../core/context.ts";
 
@@ -707,7 +708,7 @@ Deno.test("the launcher runs the backfill with its own young generation, every o
   }
 });
 
-Deno.test("the launcher runs a bundled copy's search with its WebAssembly on the baseline compiler, nothing else", async () => {
+Deno.test("the launcher adds each own file's V8 flag to that file's starts alone", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
     // a bundled copy's files, as the launcher looks for them
@@ -722,11 +723,18 @@ Deno.test("the launcher runs a bundled copy's search with its WebAssembly on the
       copy,
     );
     const flagsOf = async (argv: string[]) => (await run(argv)).trim().split(" ");
-    assert.deepEqual(await flagsOf(["search", "rebase"]), [searchV8Flags(), ownStart("search")]);
-    assert.ok(searchV8Flags().endsWith(`,${SEARCH_WASM_V8_FLAG}`));
-    assert.ok(searchV8Flags().startsWith(v8Flags()));
+    assert.deepEqual(await flagsOf(["search", "rebase"]), [
+      ownV8Flags("search"),
+      ownStart("search"),
+    ]);
+    assert.deepEqual(await flagsOf(["ingest"]), [ownV8Flags("ingest"), ownStart("ingest")]);
+    assert.equal(ownV8Flags("search"), `${v8Flags()},${SEARCH_WASM_V8_FLAG}`);
+    assert.equal(ownV8Flags("ingest"), `${v8Flags()},${PASS_OPT_V8_FLAG}`);
+    // the pass a hook's launch starts is the pass's own file, with its flags
+    const text = await Deno.readTextFile(join(dir, "terminus"));
+    const passStart = text.split("\n").find((l) => l.includes("bash -c"));
+    assert.ok(passStart?.includes(` ${ownV8Flags("ingest")} `), passStart);
     // every other start keeps the program's flags, so the code cache they share stays whole
-    assert.deepEqual(await flagsOf(["ingest"]), [v8Flags(), ownStart("ingest")]);
     assert.deepEqual(await flagsOf(["sessions"]), [v8Flags(), BUNDLE_ENTRY]);
     assert.deepEqual(await flagsOf(["mcp"]), [v8Flags(), BUNDLE_ENTRY]);
     assert.deepEqual(await flagsOf(["hook", "UserPromptSubmit"]), [v8Flags(), HOOK_ENTRY]);

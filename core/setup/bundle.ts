@@ -12,7 +12,7 @@ import {
   VERSION,
 } from "../constants.ts";
 import { basename, dirname, join } from "../posix.ts";
-import { permissionFlags, runtimePath, searchV8Flags, v8Flags } from "../context.ts";
+import { ownV8Flags, permissionFlags, runtimePath, v8Flags } from "../context.ts";
 import { BASH_JOB, bashJobArgs } from "../spawn.ts";
 import {
   LAUNCHER_PASS_VAR,
@@ -312,9 +312,7 @@ export function hookArgv(deno: string, sourceDir: string): string[] | null {
 export function ownArgv(name: OwnFileCommand, deno: string, sourceDir: string): string[] | null {
   if (!bundled(sourceDir) || !isFile(join(sourceDir, ownStart(name)))) return null;
   const every = v8Flags();
-  const flags = name === "search"
-    ? permissionFlags(deno).map((f) => f === every ? searchV8Flags() : f)
-    : permissionFlags(deno);
+  const flags = permissionFlags(deno).map((f) => f === every ? ownV8Flags(name) : f);
   return [deno, "run", "--no-config", ...flags, join(sourceDir, ownStart(name))];
 }
 
