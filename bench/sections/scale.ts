@@ -569,6 +569,16 @@ async function measureSize(
     r1(p50(busySearch.samples) - bf)
   } / p95 +${r1(p95(busySearch.samples) - bf)}`;
   const floorP50 = p50(floor.samples);
+  if (bf < BUSY_FLOOR_RATIO * floorP50) {
+    // a loop that did not get its core leaves the floor beside it at the idle floor's
+    notes.push(
+      `${name}: the floor beside the two loops (p50 ${
+        r1(bf)
+      }) is under ${BUSY_FLOOR_RATIO} times the idle floor's (${
+        r1(floorP50)
+      }): the loops did not hold both cores, so the row beside them is no busy figure`,
+    );
+  }
   notes.push(
     `${name}: terminus search per query, p50 beyond the floor: ${
       [...perQuery].map(([q, xs]) => `${q} ${r1(p50(xs) - floorP50)}`).join(", ")
@@ -615,6 +625,12 @@ async function measureSize(
   }
   return { rows, notes, scn: settled };
 }
+
+/**
+ * Two loops on two cores make a process start about twice as slow; a floor beside them under
+ * this multiple of the idle floor says they did not hold the cores.
+ */
+const BUSY_FLOOR_RATIO = 1.5;
 
 /** Runs `fn` with two CPU-bound loops beside it (one per core here), stopped however it ends. */
 async function besideTwoLoops(fn: () => Promise<void>): Promise<void> {
