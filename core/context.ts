@@ -168,9 +168,9 @@ export const SEARCH_WASM_V8_FLAG = "--liftoff-only";
 export const PASS_OPT_V8_FLAG = "--max-opt=2";
 
 /**
- * The V8 flags of a command's own file: every command's, and its own. Only that command loads
- * its file and the chunks beside it (but for one small chunk the pass shares with the program),
- * so these flags do not meet another command's code cache.
+ * The V8 flags of a command's own file: every command's, and its own. The launcher runs that
+ * file with a module cache of its own (core/setup/bundle.ts, ownDenoDir), so code compiled under
+ * these flags never meets the other starts'.
  */
 export function ownV8Flags(name: "search" | "ingest"): string {
   return `${v8Flags()},${name === "search" ? SEARCH_WASM_V8_FLAG : PASS_OPT_V8_FLAG}`;

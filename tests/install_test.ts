@@ -29,6 +29,7 @@ import {
   HOOK_ENTRY,
   launcherText,
   ownBundle,
+  ownDenoDir,
   type OwnFileCommand,
   ownStart,
 } from "../core/setup/bundle.ts";
@@ -708,7 +709,7 @@ Deno.test("the launcher runs the backfill with its own young generation, every o
   }
 });
 
-Deno.test("the launcher adds each own file's V8 flag to that file's starts alone", async () => {
+Deno.test("the launcher gives each own file its V8 flag and module cache, and no other start", async () => {
   const dir = await Deno.makeTempDir({ prefix: "terminus-launcher-" });
   try {
     // a bundled copy's files, as the launcher looks for them
@@ -719,25 +720,37 @@ Deno.test("the launcher adds each own file's V8 flag to that file's starts alone
     }
     const run = await fakeLauncher(
       dir,
-      'for a in "$@"; do case "$a" in --v8-flags=*) printf "%s " "$a" ;; *.js) basename "$a"; break ;; esac; done',
+      'printf "%s " "$DENO_DIR"; for a in "$@"; do case "$a" in --v8-flags=*) printf "%s " "$a" ;; *.js) basename "$a"; break ;; esac; done',
       copy,
     );
     const flagsOf = async (argv: string[]) => (await run(argv)).trim().split(" ");
+    const denoDir = join(dir, "deno");
+    // each own file has a module cache of its own: V8 rejects code another flag set compiled
     assert.deepEqual(await flagsOf(["search", "rebase"]), [
+      ownDenoDir(denoDir, "search"),
       ownV8Flags("search"),
       ownStart("search"),
     ]);
-    assert.deepEqual(await flagsOf(["ingest"]), [ownV8Flags("ingest"), ownStart("ingest")]);
+    assert.deepEqual(await flagsOf(["ingest"]), [
+      ownDenoDir(denoDir, "ingest"),
+      ownV8Flags("ingest"),
+      ownStart("ingest"),
+    ]);
     assert.equal(ownV8Flags("search"), `${v8Flags()},${SEARCH_WASM_V8_FLAG}`);
     assert.equal(ownV8Flags("ingest"), `${v8Flags()},${PASS_OPT_V8_FLAG}`);
     // the pass a hook's launch starts is the pass's own file, with its flags
     const text = await Deno.readTextFile(join(dir, "terminus"));
     const passStart = text.split("\n").find((l) => l.includes("bash -c"));
     assert.ok(passStart?.includes(` ${ownV8Flags("ingest")} `), passStart);
-    // every other start keeps the program's flags, so the code cache they share stays whole
-    assert.deepEqual(await flagsOf(["sessions"]), [v8Flags(), BUNDLE_ENTRY]);
-    assert.deepEqual(await flagsOf(["mcp"]), [v8Flags(), BUNDLE_ENTRY]);
-    assert.deepEqual(await flagsOf(["hook", "UserPromptSubmit"]), [v8Flags(), HOOK_ENTRY]);
+    assert.ok(passStart?.includes(`DENO_DIR=${ownDenoDir(denoDir, "ingest")} `), passStart);
+    // every other start keeps the program's flags and module cache
+    assert.deepEqual(await flagsOf(["sessions"]), [denoDir, v8Flags(), BUNDLE_ENTRY]);
+    assert.deepEqual(await flagsOf(["mcp"]), [denoDir, v8Flags(), BUNDLE_ENTRY]);
+    assert.deepEqual(await flagsOf(["hook", "UserPromptSubmit"]), [
+      denoDir,
+      v8Flags(),
+      HOOK_ENTRY,
+    ]);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -48,6 +48,14 @@ export type OwnFileCommand = typeof OWN_FILE_COMMANDS[number];
  */
 const WHOLE_OWN_FILES: ReadonlySet<OwnFileCommand> = new Set(["search"]);
 export const ownBundle = (name: OwnFileCommand): string => `${name}.js`;
+/**
+ * The module cache a command's own file runs with: a folder of its own beside the program's.
+ * The runtime keeps one compiled copy per module, the runtime's own node modules among them
+ * (`node:sqlite`'s), and V8 rejects a copy compiled under other flags. With one folder, the flag
+ * an own file adds (ownV8Flags) had each search or pass and the next hook recompile and rewrite
+ * what the other left.
+ */
+export const ownDenoDir = (denoDir: string, name: OwnFileCommand): string => `${denoDir}-${name}`;
 export const ownStart = (name: OwnFileCommand): string => `${name}_start.js`;
 const ownStartText = (name: OwnFileCommand): string =>
   [
@@ -219,9 +227,11 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
   // the commands with a file of their own go there while it is there
   const own = OWN_FILE_COMMANDS.flatMap((name) => {
     const a = ownArgv(name, RUNTIME_WORD, layout.sourceDir);
-    return a === null
-      ? []
-      : [`${name}) [ -f ${shellWord(a.at(-1)!)} ] && exec ${words(a)} "$@" ;;`];
+    return a === null ? [] : [
+      `${name}) [ -f ${shellWord(a.at(-1)!)} ] && DENO_DIR=${
+        shellWord(ownDenoDir(layout.denoDir, name))
+      } exec ${words(a)} "$@" ;;`,
+    ];
   });
   const ownLine = own.length ? [`case "$1" in ${own.join(" ")} esac`] : [];
   // the pass a hook's launch starts runs the pass's own file when the copy has one; with that
@@ -241,9 +251,9 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
     }) g=1 ;; *) g=- ;; esac`,
     `if [ "$g" != - ] && [ -f ${
       shellWord(hook.at(-1)!)
-    } ]${passThere} && command -v bash >/dev/null 2>&1; then ${PASS_GATE_VAR}=$g bash -c ${
-      shellWord(BASH_JOB)
-    } terminus ${
+    } ]${passThere} && command -v bash >/dev/null 2>&1; then ${
+      passOwn ? `DENO_DIR=${shellWord(ownDenoDir(layout.denoDir, "ingest"))} ` : ""
+    }${PASS_GATE_VAR}=$g bash -c ${shellWord(BASH_JOB)} terminus ${
       bashJobArgs({ delayMs: HOOK_PASS_WAIT_MS, niceness: PASS_NICENESS }).map(shellWord).join(" ")
     } ${
       words(pass)
