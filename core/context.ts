@@ -133,7 +133,7 @@ export const LAZY_IMPORTS_FLAG = "--unstable-lazy-dynamic-imports";
  * V8 compiles every function of a module when it compiles the module, not on its first call.
  * The runtime keeps a module's compiled code (its code cache) as compiled before it ran, so
  * lazily compiled functions were compiled again on every start: a hook, a search and a pass
- * each call hundreds of them. Eager, they come from the cache. Starts that load the same files
+ * each call hundreds of them. Eager, they come from the cache. Starts that share a module cache
  * must carry the same V8 flags, or each one rejects the others' cache
  * (docs/design/performance.md, "Eager compilation").
  */
@@ -167,13 +167,16 @@ export const SEARCH_WASM_V8_FLAG = "--liftoff-only";
  */
 export const PASS_OPT_V8_FLAG = "--max-opt=2";
 
+/** The flag each command with a file of its own adds (core/setup/bundle.ts, OWN_FILE_COMMANDS). */
+const OWN_FILE_V8_FLAG = { search: SEARCH_WASM_V8_FLAG, ingest: PASS_OPT_V8_FLAG } as const;
+
 /**
  * The V8 flags of a command's own file: every command's, and its own. The launcher runs that
  * file with a module cache of its own (core/setup/bundle.ts, ownDenoDir), so code compiled under
  * these flags never meets the other starts'.
  */
-export function ownV8Flags(name: "search" | "ingest"): string {
-  return `${v8Flags()},${name === "search" ? SEARCH_WASM_V8_FLAG : PASS_OPT_V8_FLAG}`;
+export function ownV8Flags(name: keyof typeof OWN_FILE_V8_FLAG): string {
+  return `${v8Flags()},${OWN_FILE_V8_FLAG[name]}`;
 }
 
 /**
