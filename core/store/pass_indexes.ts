@@ -10,7 +10,10 @@
  * `session_meta_pre_worktree` lets scope find a folder's project by its path (a few looks, not a
  * walk of every session). `session_meta_seen` and `watermarks_seen` hold the few columns of
  * those wide rows that a pass reads of every session before its walk (seen.ts), so that read
- * touches some forty pages rather than some seven hundred. Created on a pass's first
+ * touches some forty pages rather than some seven hundred. Two serve every search: the
+ * archive's turn total (the entities' idf) sums `session_meta_turns`, and the title words scan
+ * `session_titles_titles`, which leaves out the first prompts; at ~3 GB 11 pages each, where the
+ * narrowest index holding the counts had 78 and the table 35. Created on a pass's first
  * use (IF NOT EXISTS), so a store from an earlier build needs no migration and no version.
  */
 import type { Db } from "./db.ts";

@@ -260,6 +260,8 @@ CREATE INDEX IF NOT EXISTS session_meta_pre_worktree ON session_meta(project_pre
 CREATE INDEX IF NOT EXISTS session_meta_seen
   ON session_meta(session_no, is_evicted, transcript_diverged, uncompressed_len);
 CREATE INDEX IF NOT EXISTS watermarks_seen ON watermarks(session_no, offset, stream_len);
+CREATE INDEX IF NOT EXISTS session_meta_turns ON session_meta(turn_count);
+CREATE INDEX IF NOT EXISTS session_titles_titles ON session_titles(custom_title, ai_title, summary);
 `;
 
 /** What the pass last saw of each transcript file; made on its first use. */

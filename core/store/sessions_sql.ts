@@ -202,7 +202,9 @@ export function sessionsWithTitleWord(
   if (!hasSessionTables(db)) return [];
   const like = `%${word.toLowerCase().replace(/[\\%_]/g, (c) => "\\" + c)}%`;
   // The titles are read first and only their sessions joined, where a join of every session to
-  // its name and titles took 1.3-2.5 ms at ~3 GB for none; LIKE folds ASCII case itself.
+  // its name and titles took 1.3-2.5 ms at ~3 GB for none; LIKE folds ASCII case itself. UNION
+  // ALL, since IN needs no distinct list: a UNION was merged in session order, which scanned the
+  // table (first prompts and all) instead of the titles' own index (pass_indexes.ts).
   return (db.prepare(
     `SELECT s.session_no AS no FROM sessions s
        LEFT JOIN session_meta m ON m.session_no = s.session_no
@@ -210,7 +212,7 @@ export function sessionsWithTitleWord(
          SELECT session_no FROM session_titles
          WHERE custom_title LIKE ?1 ESCAPE '\\' OR ai_title LIKE ?1 ESCAPE '\\'
            OR summary LIKE ?1 ESCAPE '\\'
-         UNION SELECT session_no FROM session_names WHERE name LIKE ?1 ESCAPE '\\')
+         UNION ALL SELECT session_no FROM session_names WHERE name LIKE ?1 ESCAPE '\\')
        AND ${visible.sql}
      ORDER BY s.session_no`,
   ).all(like, ...visible.params) as { no: number }[]).map((r) => r.no);

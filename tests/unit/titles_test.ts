@@ -6,9 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
-import { jsonOf, pass, type UnitBox, unitBox } from "./world.ts";
+import { jsonOf, pass, type UnitBox, unitBox, watched, withStore } from "./world.ts";
 import { Session } from "../inject_helpers.ts";
 import { emptySummary } from "../../core/transcript/titles.ts";
+import { titleHits } from "../../core/recall/titles.ts";
+import { parseQuery } from "../../core/recall/query.ts";
+import { totalTurns } from "../../core/store/entities_sql.ts";
 
 const APP = "/nonexistent/terminus-unit/app";
 
@@ -105,4 +108,46 @@ Deno.test("a store titled under the old rule reads its titles again on the next 
   const r = await pass(box);
   assert.match(r.run?.notes ?? "", /titles read for 1 session\(s\)/);
   assert.equal((await titleOf(box, s.sessionId)).title, "the real first prompt");
+});
+
+Deno.test("a search reads the title words and the turn total from narrow indexes, not wide rows", async () => {
+  await using box = await unitBox();
+  const titled = new Session("aaaaaaaa-0000-4000-8000-0000000000d1", APP, "2026-11-20T10:00:00Z");
+  titled.user("tidy the worker");
+  const leaf = titled.assistant("The worker is tidy.");
+  titled.records.unshift(summary("Tidying the worker", leaf));
+  await titled.write(box);
+  const plain = new Session("bbbbbbbb-0000-4000-8000-0000000000d2", APP, "2026-11-21T10:00:00Z");
+  plain.user("tidying up the upload test");
+  plain.assistant("Done.");
+  await plain.write(box);
+  await pass(box);
+
+  await withStore(box, (db) => {
+    const seen: { sql: string; params: unknown[] }[] = [];
+    const w = watched(db, (sql, params) => seen.push({ sql, params }));
+    const hits = titleHits(w, {
+      query: parseQuery("tidying"),
+      vis: { project: null, exclude: [] },
+      filters: {},
+      limit: 10,
+    });
+    // the first prompt is no title: only the summary's session answers
+    assert.deepEqual(hits.map((h) => h.title), ["Tidying the worker"]);
+    assert.equal(totalTurns(w), 4);
+    // each whole-table read goes through the index holding only what it reads
+    for (
+      const [read, index] of [
+        [/FROM session_titles\b/, "session_titles_titles"],
+        [/sum\(turn_count\)/, "session_meta_turns"],
+      ] as const
+    ) {
+      const reads = seen.filter((x) => read.test(x.sql));
+      assert.equal(reads.length, 1, String(read));
+      const plan = (db.prepare(`EXPLAIN QUERY PLAN ${reads[0].sql}`).all(
+        ...(reads[0].params as string[]),
+      ) as { detail: string }[]).map((r) => r.detail);
+      assert.ok(plan.some((d) => d.includes(`COVERING INDEX ${index}`)), plan.join("\n"));
+    }
+  });
 });
