@@ -26,7 +26,7 @@ export type Db = DatabaseSync;
  * for a backfill's random-keyed index inserts, small enough that a checkpoint does not stall the
  * hooks (performance.md, "A larger store costs more per byte" and "The WAL checkpoint").
  */
-const WRITER_CACHE_KIB = 48 * 1024;
+const WRITER_CACHE_KIB = 40 * 1024;
 const WAL_AUTOCHECKPOINT_PAGES = 16_384;
 /** A reader that finds the store locked (a new store switching to WAL) retries this often. */
 const READ_BUSY_RETRIES = 20;
