@@ -291,16 +291,13 @@ async function measureSize(
       Deno.utimeSync(join(settled!.dataDir, PASS_STAMP_FILE), past, past);
     } catch { /* no stamp yet: the gate is open */ }
   };
-  let delivered2 = 0;
-  let named2Deliverable = 0;
+  const named2Tally = deliveryTally();
   const nothing = row("prompt_nothing", "UserPromptSubmit naming nothing, beyond the floor", true);
   const start = row("session_start", "SessionStart, beyond the floor", true);
   const usage = row("usage", "terminus usage (wall)", false);
   /** The no-op pass's own duration_ms: the rest of its wall is start-up, config, lock, open. */
   const inPass: number[] = [];
-  let delivered = 0;
-  let namedDeliverable = 0;
-  let late = 0;
+  const namedTally = deliveryTally();
   let startAnswered = 0;
   const failures: string[] = [];
   const hook = async (event: "SessionStart" | "UserPromptSubmit", payload: string) => {
@@ -318,7 +315,7 @@ async function measureSize(
   };
   /**
    * Whether prompt `n` hands anything over at all: the same prompt in a session of its own,
-   * idle and warm. A prompt whose named path brings nothing is no miss of the cold or busy row.
+   * idle and warm (deliveryTally).
    */
   const deliverable = async (n: number) => {
     const p = JSON.parse(payloadFor("UserPromptSubmit", fresh0 + n, w));
@@ -346,10 +343,7 @@ async function measureSize(
     const n = await namedPrompt(named, 40_000 + i, l);
     // checked after the timed prompt, so its pages are no warmer than before: a path whose
     // turns hand nothing over is no miss of this row either
-    const can = await deliverable(40_000 + i);
-    if (can) namedDeliverable++;
-    if (n.delivered && can) delivered++;
-    if (n.late) late++;
+    namedTally.add(n, await deliverable(40_000 + i));
     const nothingPayload = JSON.stringify({
       ...JSON.parse(payloadFor("UserPromptSubmit", fresh0 + 50_000 + i, w)),
       prompt: NOTHING_PROMPT,
@@ -365,16 +359,11 @@ async function measureSize(
     usage.samples.push(u.wallMs);
     usage.load.push(l);
     openGate();
-    const n2 = await namedPrompt(named2, 41_000 + i, l);
-    const can2 = await deliverable(41_000 + i);
-    if (can2) named2Deliverable++;
-    if (n2.delivered && can2) delivered2++;
+    named2Tally.add(await namedPrompt(named2, 41_000 + i, l), await deliverable(41_000 + i));
   }
   noop.extra = `in-pass duration_ms p50 ${p50(inPass)}, p95 ${p95(inPass)}`;
-  named.extra =
-    `delivered ${delivered} of the ${namedDeliverable} that hand turns over idle and warm (${rounds} prompts), past the deadline ${late}/${rounds}`;
-  named2.extra =
-    `delivered ${delivered2} of the ${named2Deliverable} that hand turns over idle and warm (${rounds} prompts)`;
+  named.extra = namedTally.text();
+  named2.extra = named2Tally.text(false);
 
   // where a hook's time goes: the hooks section's phase child, cold, against this store
   const phaseRows = new Map<string, Row>();
@@ -427,9 +416,7 @@ async function measureSize(
     "UserPromptSubmit naming an archived path, store out of the page cache, beyond the floor",
     true,
   );
-  let coldDelivered = 0;
-  let coldLate = 0;
-  let coldDeliverable = 0;
+  const coldTally = deliveryTally();
   const isFile = (f: string) => {
     try {
       return Deno.statSync(f).isFile;
@@ -452,16 +439,13 @@ async function measureSize(
   for (let i = 1; i <= rounds; i++) {
     const l = await load1();
     const can = await deliverable(45_000 + i);
-    if (can) coldDeliverable++;
     if (!(dropped = await dropCache())) break;
     floor.samples.push(await floorRun());
     floor.load.push(l);
-    const n = await namedPrompt(coldNamed, 45_000 + i, l);
-    if (n.delivered && can) coldDelivered++;
-    if (n.late) coldLate++;
+    coldTally.add(await namedPrompt(coldNamed, 45_000 + i, l), can);
   }
   coldNamed.extra = dropped
-    ? `delivered ${coldDelivered} of the ${coldDeliverable} that hand turns over idle and warm (${rounds} prompts), past the deadline ${coldLate}/${rounds}`
+    ? coldTally.text()
     : "not measured: no dd that drops a file's cache (GNU coreutils)";
   // the same named prompts, warm, with two CPU-bound loops running beside them (one per core here)
   const busy = row(
@@ -469,8 +453,7 @@ async function measureSize(
     "UserPromptSubmit naming an archived path, two CPU-bound loops running, beyond the floor",
     true,
   );
-  let busyDelivered = 0;
-  let busyLate = 0;
+  const busyTally = deliveryTally();
   const busyCan: boolean[] = [];
   for (let i = 1; i <= BUSY_PROMPTS; i++) busyCan.push(await deliverable(47_000 + i));
   await besideTwoLoops(async () => {
@@ -478,14 +461,10 @@ async function measureSize(
       const l = await load1();
       floor.samples.push(await floorRun());
       floor.load.push(l);
-      const n = await namedPrompt(busy, 47_000 + i, l);
-      if (n.delivered && busyCan[i - 1]) busyDelivered++;
-      if (n.late) busyLate++;
+      busyTally.add(await namedPrompt(busy, 47_000 + i, l), busyCan[i - 1]);
     }
   });
-  busy.extra = `delivered ${busyDelivered} of the ${
-    busyCan.filter(Boolean).length
-  } that hand turns over idle and warm (${BUSY_PROMPTS} prompts), past the deadline ${busyLate}/${BUSY_PROMPTS}`;
+  busy.extra = busyTally.text();
 
   // the session list over every project, as a person first types it
   const list = row("sessions_all", "terminus sessions --project '*', beyond the floor", true);
@@ -642,6 +621,29 @@ async function measureSize(
     rg.extra = `rg p50 / terminus search p50: ${round(p50(rg.samples) / p50(search.samples), 2)}x`;
   }
   return { rows, notes, scn: settled };
+}
+
+/**
+ * Named prompts counted against those that hand turns over at all (the same prompt, idle and
+ * warm, in a session of its own): a prompt whose path brings nothing is no miss of a row.
+ */
+function deliveryTally() {
+  let prompts = 0;
+  let deliverable = 0;
+  let delivered = 0;
+  let late = 0;
+  return {
+    add(n: { delivered: boolean; late: boolean }, can: boolean): void {
+      prompts++;
+      if (can) deliverable++;
+      if (n.delivered && can) delivered++;
+      if (n.late) late++;
+    },
+    text: (withLate = true): string =>
+      `delivered ${delivered} of the ${deliverable} that hand turns over idle and warm (${prompts} prompts)${
+        withLate ? `, past the deadline ${late}/${prompts}` : ""
+      }`,
+  };
 }
 
 /**
