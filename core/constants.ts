@@ -120,6 +120,15 @@ export const SEARCH_COMMON_PAGES = 100;
  */
 export const SEARCH_PROBE_PAGES = 16;
 /**
+ * Search: a read of chosen turns (the definitions beside the window, their BM25) walks FTS5's
+ * doclists from the lowest to the highest of them; where two of them lie more than this many
+ * sessions apart, the stretch between is skipped by a walk of its own beyond it
+ * (performance.md, "Chosen turns read in runs").
+ */
+export const SEARCH_RUN_GAP_SESSIONS = 8;
+/** Search: at most this many walks for one read of chosen turns (each costs FTS5 a seek). */
+export const SEARCH_RUNS_MAX = 8;
+/**
  * Search: what a turn acting on an identifier the query names gets on top of its relevance
  * (its Write or Edit defining it, a Grep of it, an edit of the file defining it), so the
  * definition ranks above the turns that only mention it. Chosen by the quality bench

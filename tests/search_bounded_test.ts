@@ -9,14 +9,15 @@ import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
 import { openRead } from "../core/store/db.ts";
-import { ftsRowid } from "../core/store/ids.ts";
+import { ftsRowid, sessionOfTurn, turnId } from "../core/store/ids.ts";
 import {
   type CandidateReads,
   commonClauses,
   type CommonRule,
   searchCandidates,
 } from "../core/store/search_candidates.ts";
-import { bm25Among } from "../core/store/fts_walks.ts";
+import { bm25Among, holdersAmong, idRuns } from "../core/store/fts_walks.ts";
+import { SEARCH_RUN_GAP_SESSIONS, SEARCH_RUNS_MAX } from "../core/constants.ts";
 import { clausePages, ftsSegments } from "../core/store/fts_pages.ts";
 
 const BIG_SID = "24242424-0000-4000-8000-000000000001";
@@ -657,4 +658,75 @@ Deno.test("a read stopped at its cap, by id: only the rows that can reach the po
     }
   }
   assert.ok(compared >= 8, `${compared} capped reads compared`);
+});
+
+/**
+ * The definitions' check reads chosen turns far apart in runs (`idRuns`): a walk of its own for
+ * each stretch, so the matches between are skipped. The holders it finds must be exactly those
+ * a walk over every id finds, newest first.
+ */
+Deno.test("turns far apart are checked in runs, and the holders are exactly those that hold the words", async () => {
+  await using w = await world();
+  const cwd = w.dir("runs");
+  const sessions = SEARCH_RUN_GAP_SESSIONS + 4;
+  const asked: string[] = [];
+  const holding: string[] = [];
+  for (let n = 0; n < sessions; n++) {
+    const t = new Transcript({
+      sessionId: `48484848-0000-4000-8000-${String(n).padStart(12, "0")}`,
+      cwd,
+      start: `2026-04-01T${String(10 + (n % 10)).padStart(2, "0")}:${
+        String(n).padStart(2, "0")
+      }:00.000Z`,
+    });
+    // every session between says both words, so a single walk would read all of them
+    const filler = t.assistant(`alpha beta filler ${n}`);
+    if (n === 0 || n === 1 || n === sessions - 1) {
+      const yes = t.assistant(`alpha and beta, asked in session ${n}`);
+      const no = t.assistant(`alpha alone, asked in session ${n}`);
+      asked.push(yes, no);
+      holding.push(yes);
+    } else {
+      assert.ok(filler);
+    }
+    await put(w, t);
+    // sessions are numbered by pass: the first two, those between, the last
+    if (n === 1 || n === sessions - 2 || n === sessions - 1) await ingest(w);
+  }
+  const ids = w.ids();
+  const askedIds = asked.map((u) => ids.get(u)!);
+  const runs = idRuns(askedIds);
+  assert.equal(runs.length, 2, "the first two sessions are one run, the last its own");
+  assert.deepEqual(runs.flat(), [...askedIds].sort((a, b) => a - b), "every id in one run");
+  const o = openRead(w.sb.store)!;
+  try {
+    const want = holding.map((u) => ids.get(u)!).sort((a, b) => b - a);
+    assert.deepEqual(holdersAmong(o.db, "alpha AND beta", askedIds), want);
+    assert.deepEqual(holdersAmong(o.db, '"alpha beta"', askedIds), [], "none says the phrase");
+  } finally {
+    o.db.close();
+  }
+});
+
+Deno.test("runs split at the widest gaps, at most SEARCH_RUNS_MAX of them", () => {
+  const at = (s: number) => turnId(s, 3);
+  // sessions 1, 2, then each further one a wider gap away than the last
+  const sessions = [1, 2];
+  for (let i = 1; sessions.length < SEARCH_RUNS_MAX + 4; i++) {
+    sessions.push(sessions.at(-1)! + SEARCH_RUN_GAP_SESSIONS + i);
+  }
+  const runs = idRuns(sessions.map(at).reverse());
+  assert.equal(runs.length, SEARCH_RUNS_MAX);
+  assert.deepEqual(runs.flat(), sessions.map(at), "ascending, none lost");
+  // the narrowest gaps stay inside runs: the first run holds the sessions before the widest cuts
+  assert.deepEqual(
+    runs[0].map(sessionOfTurn),
+    sessions.slice(0, sessions.length - SEARCH_RUNS_MAX + 1),
+  );
+  assert.deepEqual(
+    idRuns([at(5), at(5 + SEARCH_RUN_GAP_SESSIONS)]).length,
+    1,
+    "a gap at the line is no cut",
+  );
+  assert.deepEqual(idRuns([]), []);
 });

@@ -5,7 +5,8 @@
  * known walks forwards.
  */
 import { cached, cachedArrays, type Db } from "./db.ts";
-import { ftsRowid } from "./ids.ts";
+import { ftsRowid, sessionOfTurn } from "./ids.ts";
+import { SEARCH_RUN_GAP_SESSIONS, SEARCH_RUNS_MAX } from "../constants.ts";
 
 /**
  * The rowids a MATCH holds from `oldest` to `newest`, walked forwards from `oldest`. FTS5 seeks
@@ -110,26 +111,57 @@ export function newestMatches(
 }
 
 /**
- * Which of `ids` hold `match`, newest first (rowids only: no BM25, so no idf walk). Walked
- * forwards and stopped at the newest id: read down from it instead, one id that did not hold
- * the match sent the walk on to the index's start, and backwards FTS5 costs more a row
- * (`src/erk/cli/commands/land_cmd.py`'s 50 definitions at ~3 GB: 23 ms down, 8 up).
+ * Which of `ids` hold `match`, newest first (rowids only: no BM25, so no idf walk). Each run of
+ * them (idRuns) is walked forwards and stopped at its newest id: read down from it instead, one
+ * id that did not hold the match sent the walk on to the index's start, and backwards FTS5 costs
+ * more a row (`src/erk/cli/commands/land_cmd.py`'s 50 definitions at ~3 GB: 23 ms down, 8 up).
+ * BM25 reads (bm25Among) are not split so: each statement walks its clauses' doclists whole
+ * again for their idf.
  */
 export function holdersAmong(db: Db, match: string, ids: number[]): number[] {
-  return (cachedArrays(
-    db,
-    `SELECT rowid FROM turns_fts
-     WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
-       AND +rowid IN (SELECT value FROM json_each(?))
-     ORDER BY rowid ASC LIMIT ?`,
-  ).all(
-    match,
-    ftsRowid(Math.min(...ids)),
-    ftsRowid(Math.max(...ids)),
-    JSON.stringify(ids),
-    ids.length,
-  ) as unknown as [number][])
-    .map((r) => r[0]).reverse();
+  const held: number[] = [];
+  for (const run of idRuns(ids)) {
+    const rows = cachedArrays(
+      db,
+      `SELECT rowid FROM turns_fts
+       WHERE turns_fts MATCH ? AND rowid >= ? AND rowid <= ?
+         AND +rowid IN (SELECT value FROM json_each(?))
+       ORDER BY rowid ASC LIMIT ?`,
+    ).all(
+      match,
+      ftsRowid(run[0]),
+      ftsRowid(run[run.length - 1]),
+      JSON.stringify(run),
+      run.length,
+    ) as unknown as [number][];
+    for (const r of rows) held.push(r[0]);
+  }
+  return held.reverse();
+}
+
+/**
+ * `ids` in ascending runs, split where two neighbours lie more than SEARCH_RUN_GAP_SESSIONS
+ * sessions apart (the widest gaps first, at most SEARCH_RUNS_MAX runs): one walk from the lowest
+ * to the highest id reads every match between them, where a walk per run seeks past the
+ * stretches that hold none of them (performance.md, "Chosen turns read in runs").
+ */
+export function idRuns(ids: number[]): number[][] {
+  const up = [...new Set(ids)].sort((a, b) => a - b);
+  if (up.length < 2) return up.length ? [up] : [];
+  const gaps: { at: number; sessions: number }[] = [];
+  for (let i = 1; i < up.length; i++) {
+    const sessions = sessionOfTurn(up[i]) - sessionOfTurn(up[i - 1]);
+    if (sessions > SEARCH_RUN_GAP_SESSIONS) gaps.push({ at: i, sessions });
+  }
+  const cuts = gaps.sort((a, b) => b.sessions - a.sessions || a.at - b.at)
+    .slice(0, SEARCH_RUNS_MAX - 1).map((g) => g.at).sort((a, b) => a - b);
+  const runs: number[][] = [];
+  let from = 0;
+  for (const at of [...cuts, up.length]) {
+    runs.push(up.slice(from, at));
+    from = at;
+  }
+  return runs;
 }
 
 /** The rowids `match` holds, newest first from `newest`, read only as far as the caller steps. */
