@@ -16,7 +16,7 @@ import {
   type CommonRule,
   searchCandidates,
 } from "../core/store/search_candidates.ts";
-import { bm25Among, holdersAmong, idRuns } from "../core/store/fts_walks.ts";
+import { bm25Among, holdersAmong, idRuns, phraseHolders } from "../core/store/fts_walks.ts";
 import { SEARCH_RUN_GAP_SESSIONS, SEARCH_RUNS_MAX } from "../core/constants.ts";
 import { clausePages, ftsSegments } from "../core/store/fts_pages.ts";
 
@@ -729,4 +729,47 @@ Deno.test("runs split at the widest gaps, at most SEARCH_RUNS_MAX of them", () =
     "a gap at the line is no cut",
   );
   assert.deepEqual(idRuns([]), []);
+});
+
+/**
+ * Below a capped window the phrase's sayers are walked backwards, or forwards when the query's
+ * rarest word spans few pages: both must give the same turns, the nearest `more` below the
+ * window and none under the floor, whether fewer or more than `more` say it there.
+ */
+Deno.test("the sayers below a window are the same walked backwards or forwards", async () => {
+  await using w = await world();
+  const s = session(w, SMALL_SID, "small", "2026-01-01");
+  const said: string[] = [];
+  for (let i = 0; i < 30; i++) {
+    const u = s.assistant(
+      i % 3 === 0 ? `step ${i}: gamma delta in order` : `step ${i}: delta, gamma`,
+    );
+    if (i % 3 === 0) said.push(u);
+  }
+  await put(w, s);
+  await ingest(w);
+  const ids = w.ids();
+  const sayers = said.map((u) => ids.get(u)!).sort((a, b) => a - b);
+  const all = [...ids.values()].sort((a, b) => a - b);
+  const o = openRead(w.sb.store)!;
+  try {
+    // the window: the newest ten turns; below it, the floor at the fourth turn, which says it
+    const window = all.slice(-10);
+    const span = { oldest: window[0], newest: window.at(-1)! };
+    const floor = all[3];
+    assert.ok(sayers.includes(floor) && sayers[0] < floor, "a sayer on the floor, one under it");
+    const below = sayers.filter((id) => id >= floor && id < span.oldest).reverse();
+    for (const more of [2, below.length, below.length + 5]) {
+      const back = phraseHolders(o.db, '"gamma delta"', new Set(window), span, floor, more, false);
+      const up = phraseHolders(o.db, '"gamma delta"', new Set(window), span, floor, more, true);
+      const inWindow = window.filter((id) => sayers.includes(id));
+      assert.deepEqual([...back.said].sort(), [...inWindow].sort(), "the window's own sayers");
+      if (back.said.size >= more) continue;
+      assert.deepEqual(back.below, below.slice(0, more), `backwards, more ${more}`);
+      assert.deepEqual(up.below, back.below, `forwards, more ${more}`);
+    }
+    assert.ok(below.length > 2, "the fixture puts sayers below the window");
+  } finally {
+    o.db.close();
+  }
 });

@@ -145,14 +145,15 @@ export function searchCandidates(
   if (reads && common.size) reads.common = [...common].map((i) => clauses[i]);
   // with no common clause every clause is scored, so the walk that finds the matches scores
   // them too (BM25's idf is the whole index's, whatever rowids a statement reads)
-  const few = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES)
-    ? everyMatch(db, match, lo, hi, readCap, common.size === 0)
-    : null;
+  // every match holds the rarest word: when it spans few pages, a walk of every match (or of
+  // every turn saying the phrase below a window) forwards is bounded by its list
+  const rare = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES);
+  const few = rare ? everyMatch(db, match, lo, hi, readCap, common.size === 0) : null;
   // every match known by id, its relevance too: only the rows that can reach the pool are read
   const best = few && few.ids.length && few.ids.length < readCap
     ? fewBest(db, few, vis, rr, o, pool)
     : !few && byIdAlone(vis, f)
-    ? windowBest(db, match, { lo, hi, readCap, pool }, vis, rr, o)
+    ? windowBest(db, match, { lo, hi, readCap, pool, rare }, vis, rr, o)
     : null;
   const cands = best
     ? best.cands
@@ -194,7 +195,7 @@ export function searchCandidates(
       cands.push(...best.older);
     } else {
       const window = { ids: new Set(cands.map((c) => c.id)), oldest, newest, capped };
-      const p = phraseSayers(db, o.phrase, o.phraseBonus, window, { lo, pool }, rr);
+      const p = phraseSayers(db, o.phrase, o.phraseBonus, window, { lo, pool, rare }, rr);
       if (reads) reads.rows.push(...p.rows);
       for (const c of cands) if (p.said.has(c.id)) c.relevance += o.phraseBonus;
       cands.push(...p.older);
@@ -296,7 +297,7 @@ function fewBest(
 function windowBest(
   db: Db,
   match: string,
-  at: { lo: number; hi: number; readCap: number; pool: number },
+  at: { lo: number; hi: number; readCap: number; pool: number; rare: boolean },
   vis: Visibility,
   rr: RowRead,
   o: CandidateOptions,
@@ -349,7 +350,7 @@ function phraseSayers(
   phrase: string,
   bonus: number,
   window: { ids: Set<number>; oldest: number; newest: number; capped: boolean },
-  at: { lo: number; pool: number },
+  at: { lo: number; pool: number; rare: boolean },
   rr: RowRead,
 ): { said: Set<number>; older: Candidate[]; rows: number[] } {
   const { said, below } = sayersOf(db, phrase, window, at);
@@ -361,20 +362,21 @@ function phraseSayers(
 
 /**
  * The ids of phraseSayers' turns, none read: those of the window (`said`) and, when it stopped
- * at its cap, up to `pool` below it (`below`, scope not yet applied).
+ * at its cap, up to `pool` below it (`below`, scope not yet applied). `at.rare`: the query's
+ * rarest word spans few pages, so the walk below may go forwards (phraseHolders).
  */
 function sayersOf(
   db: Db,
   phrase: string,
   window: { ids: Set<number>; oldest: number; newest: number; capped: boolean },
-  at: { lo: number; pool: number },
+  at: { lo: number; pool: number; rare: boolean },
 ): { said: Set<number>; below: number[] } {
   // every match was read: a turn that says the words in order is among them
   if (!window.capped) {
     return { said: heldBetween(db, phrase, window.oldest, window.newest), below: [] };
   }
   const { ids, oldest, newest } = window;
-  return phraseHolders(db, phrase, ids, oldest, newest, at.lo, at.pool);
+  return phraseHolders(db, phrase, ids, { oldest, newest }, at.lo, at.pool, at.rare);
 }
 
 /**
