@@ -120,9 +120,9 @@ export const SEARCH_COMMON_PAGES = 100;
  */
 export const SEARCH_PROBE_PAGES = 16;
 /**
- * Search: a read of chosen turns (the definitions beside the window, their BM25) walks FTS5's
- * doclists from the lowest to the highest of them; where two of them lie more than this many
- * sessions apart, the stretch between is skipped by a walk of its own beyond it
+ * Search: the check of chosen turns for the words (the definitions beside the window) walks
+ * FTS5's doclists from the lowest to the highest of them; where two of them lie more than this
+ * many sessions apart, the stretch between is skipped, each side walked on its own
  * (performance.md, "Chosen turns read in runs").
  */
 export const SEARCH_RUN_GAP_SESSIONS = 8;
