@@ -59,9 +59,10 @@ export const SCALE_HARD_QUERIES = [
 const BUSY_PROMPTS = 24;
 /**
  * Rounds of the 22 searches beside two CPU-bound loops: with one, the row's p95 was the second
- * slowest of 22 samples, so one search the loops held back set it.
+ * slowest of 22 samples, so one search the loops held back set it; with three (66 samples) the
+ * same build's p95 still moved by 5-15 ms from run to run, so six (132).
  */
-const BUSY_SEARCH_ROUNDS = 3;
+const BUSY_SEARCH_ROUNDS = 6;
 const MCP_CALLS = 100;
 const VERIFY_RUNS = 3;
 const NOTHING_PROMPT = "ok, carry on with the next step please";
