@@ -561,6 +561,37 @@ Deno.test("every match read by id after a forward walk ranks as the backward rea
 });
 
 /**
+ * One word's matches are its own doclist: walking it forwards first only repeats the window's
+ * walk when there are more than the cap. Two words are walked forwards first when one is rare.
+ * Either way the candidates are every match.
+ */
+Deno.test("one word is not walked forwards first; two words with a rare one are", async () => {
+  const { w, big } = await fixture();
+  await using _ = w;
+  const zephyrs = big.filter((_, i) => i % 50 === 0).length;
+  const o = openRead(w.sb.store)!;
+  try {
+    for (const [q, forwards] of [["zephyr", false], ["zephyr common", true]] as const) {
+      const query = parseQuery(q);
+      const reads: CandidateReads = { rows: [], capped: false };
+      const cands = searchCandidates(
+        o.db,
+        query.clauses,
+        { project: null, exclude: [] },
+        {},
+        50,
+        { phrase: query.phrase, phraseBonus: 10, reads, probePages: Infinity },
+      );
+      assert.equal(reads.walkedForwards, forwards, `${q}: walked forwards first`);
+      assert.equal(cands.length, zephyrs, `${q}: every turn saying zephyr`);
+      assert.equal(reads.capped, false, `${q}: fewer matches than the cap`);
+    }
+  } finally {
+    o.db.close();
+  }
+});
+
+/**
  * FTS5 takes a rowid bound only as an integer: bound as node:sqlite's REAL (a JS number) it is
  * dropped, and `rowid = ?` even answers the first match instead. ftsRowid binds an integer.
  */

@@ -53,6 +53,8 @@ export interface CandidateReads {
    * reach the pool were read.
    */
   built?: number;
+  /** Whether every match was first looked for by a walk forwards (the rarest word is rare). */
+  walkedForwards?: boolean;
 }
 
 /** When a clause counts as common (SEARCH_COMMON_PAGES by default). */
@@ -148,7 +150,11 @@ export function searchCandidates(
   // every match holds the rarest word: when it spans few pages, a walk of every match (or of
   // every turn saying the phrase below a window) forwards is bounded by its list
   const rare = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES);
-  const few = rare ? everyMatch(db, match, lo, hi, readCap, common.size === 0) : null;
+  // one word's matches are its own list, walked as cheaply backwards: the window's walk finds
+  // them all when they are few, and a forward walk first would cost it again when they are not
+  const forwards = rare && !(clauses.length === 1 && pages[0] !== null);
+  if (reads) reads.walkedForwards = forwards;
+  const few = forwards ? everyMatch(db, match, lo, hi, readCap, common.size === 0) : null;
   // every match known by id, its relevance too: only the rows that can reach the pool are read
   const best = few && few.ids.length && few.ids.length < readCap
     ? fewBest(db, few, vis, rr, o, pool)
