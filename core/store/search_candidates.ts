@@ -150,8 +150,7 @@ export function searchCandidates(
   // every match holds the rarest word: when it spans few pages, a walk of every match (or of
   // every turn saying the phrase below a window) forwards is bounded by its list
   const rare = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES);
-  // one word's matches are its own list, walked as cheaply backwards: the window's walk finds
-  // them all when they are few, and a forward walk first would cost it again when they are not
+  // not one word: its matches are its own list, which the window's walk reads as cheaply
   const forwards = rare && !(clauses.length === 1 && pages[0] !== null);
   if (reads) reads.walkedForwards = forwards;
   const few = forwards ? everyMatch(db, match, lo, hi, readCap, common.size === 0) : null;
