@@ -8,9 +8,10 @@ import { join } from "node:path";
 import { ingest, put, Transcript, type World, world } from "./read_helpers.ts";
 import { asPrefix, parseQuery } from "../core/recall/query.ts";
 import { rank } from "../core/recall/rank.ts";
-import { openRead } from "../core/store/db.ts";
+import { type Db, openRead } from "../core/store/db.ts";
 import { ftsRowid, sessionOfTurn, turnId } from "../core/store/ids.ts";
 import {
+  type CandidateOptions,
   type CandidateReads,
   commonClauses,
   type CommonRule,
@@ -148,6 +149,20 @@ Deno.test("a word rarer than the cap is ranked as over every row it matches; the
  * One session of 1,200 turns, each as `say` words it, so a word every turn says many times
  * (`common`) spans several pages of the index; the turns of every `every`th are returned.
  */
+/** The candidates of every project, no filter, a pool of 50, and what their read did. */
+function everywhere(
+  db: Db,
+  clauses: string[],
+  o: CandidateOptions,
+): { cands: ReturnType<typeof searchCandidates>; reads: CandidateReads } {
+  const reads: CandidateReads = { rows: [], capped: false };
+  const cands = searchCandidates(db, clauses, { project: null, exclude: [] }, {}, 50, {
+    ...o,
+    reads,
+  });
+  return { cands, reads };
+}
+
 async function spanningStore(
   say: (i: number) => string,
   every: number,
@@ -487,15 +502,12 @@ Deno.test("a definition beside the window gets the BM25 a read of its own gives 
     let compared = 0;
     // the window, capped at three (no forward walk), and every match read by id (under the cap)
     for (const [probePages, readCap] of [[-1, 3], [Infinity, 50]]) {
-      const reads: CandidateReads = { rows: [], capped: false };
-      const cands = searchCandidates(
-        o.db,
-        query.clauses,
-        { project: null, exclude: [] },
-        {},
-        50,
-        { common: rule, readCap, probePages, reads, alsoIds: beside },
-      );
+      const { cands, reads } = everywhere(o.db, query.clauses, {
+        common: rule,
+        readCap,
+        probePages,
+        alsoIds: beside,
+      });
       assert.equal(reads.capped, readCap === 3, `the read stops at its cap of ${readCap}`);
       const got = cands.map((c) => c.id);
       for (const id of beside) assert.ok(got.includes(id), `turn ${id} is a candidate`);
@@ -573,15 +585,11 @@ Deno.test("one word is not walked forwards first; two words with a rare one are"
   try {
     for (const [q, forwards] of [["zephyr", false], ["zephyr common", true]] as const) {
       const query = parseQuery(q);
-      const reads: CandidateReads = { rows: [], capped: false };
-      const cands = searchCandidates(
-        o.db,
-        query.clauses,
-        { project: null, exclude: [] },
-        {},
-        50,
-        { phrase: query.phrase, phraseBonus: 10, reads, probePages: Infinity },
-      );
+      const { cands, reads } = everywhere(o.db, query.clauses, {
+        phrase: query.phrase,
+        phraseBonus: 10,
+        probePages: Infinity,
+      });
       assert.equal(reads.walkedForwards, forwards, `${q}: walked forwards first`);
       assert.equal(cands.length, zephyrs, `${q}: every turn saying zephyr`);
       assert.equal(reads.capped, false, `${q}: fewer matches than the cap`);
