@@ -574,10 +574,11 @@ Deno.test("every match read by id after a forward walk ranks as the backward rea
 
 /**
  * One word's matches are its own doclist: walking it forwards first only repeats the window's
- * walk when there are more than the cap. Two words are walked forwards first when one is rare.
- * Either way the candidates are every match.
+ * walk when there are more than the cap. Two words are walked forwards first when one is rare,
+ * and so is one word under a filter (no window by id there). Either way the candidates are every
+ * match.
  */
-Deno.test("one word is not walked forwards first; two words with a rare one are", async () => {
+Deno.test("one word read by id is not walked forwards first; two words with a rare one are", async () => {
   const { w, big } = await fixture();
   await using _ = w;
   const zephyrs = big.filter((_, i) => i % 50 === 0).length;
@@ -594,6 +595,14 @@ Deno.test("one word is not walked forwards first; two words with a rare one are"
       assert.equal(cands.length, zephyrs, `${q}: every turn saying zephyr`);
       assert.equal(reads.capped, false, `${q}: fewer matches than the cap`);
     }
+    // a filter sends the window to the joined read, which builds every row: one word keeps the
+    // forward walk there, and its matches are read by id
+    const reads: CandidateReads = { rows: [], capped: false };
+    const vis = { project: null, exclude: [] };
+    const only = { kind: "assistant" } as const;
+    const cands = searchCandidates(o.db, ['"zephyr"'], vis, only, 50, { reads, probePages: 1e9 });
+    assert.equal(reads.walkedForwards, true, "zephyr with a filter: walked forwards first");
+    assert.equal(cands.length, zephyrs, "zephyr with a filter: every turn saying it");
   } finally {
     o.db.close();
   }

@@ -150,8 +150,8 @@ export function searchCandidates(
   // every match holds the rarest word: when it spans few pages, a walk of every match (or of
   // every turn saying the phrase below a window) forwards is bounded by its list
   const rare = rarestPages(db, clauses, pages, segs) <= (o.probePages ?? SEARCH_PROBE_PAGES);
-  // not one word: its matches are its own list, which the window's walk reads as cheaply
-  const forwards = rare && !(clauses.length === 1 && pages[0] !== null);
+  // not one word read by id: its matches are its own list, which the window reads as cheaply
+  const forwards = rare && !(clauses.length === 1 && pages[0] !== null && byIdAlone(vis, f));
   if (reads) reads.walkedForwards = forwards;
   const few = forwards ? everyMatch(db, match, lo, hi, readCap, common.size === 0) : null;
   // every match known by id, its relevance too: only the rows that can reach the pool are read
