@@ -6,7 +6,7 @@ import { cachedArrays, type Db } from "./db.ts";
 import { TURN_SEQ_SPAN } from "../constants.ts";
 import { ftsRowid, turnId } from "./ids.ts";
 import type { Visibility } from "./visibility.ts";
-import { filterWhere, type SearchFilters } from "./search_candidates.ts";
+import { filterWhere, type SearchFilters } from "./filter_sql.ts";
 import { indexEnds, walkUp } from "./fts_walks.ts";
 import { type Candidate, CANDIDATE_COLUMNS, toCandidate } from "./candidate.ts";
 

@@ -6,7 +6,8 @@
 import { cached, cachedArrays, type Db } from "./db.ts";
 import { SEARCH_COMMON_PAGES, SEARCH_PROBE_PAGES, SEARCH_READ_CAP } from "../constants.ts";
 import { ftsRowid, sessionOfTurn, turnId } from "./ids.ts";
-import { type Visibility, visibleWhere } from "./visibility.ts";
+import type { Visibility } from "./visibility.ts";
+import { filterWhere, type SearchFilters } from "./filter_sql.ts";
 import { clausePages, ftsSegments } from "./fts_pages.ts";
 import {
   bm25Among,
@@ -24,21 +25,7 @@ import {
   toCandidate,
 } from "./candidate.ts";
 
-export interface SearchFilters {
-  tool?: string | null;
-  kind?: string | null;
-  paths?: string[];
-  since?: string | null;
-  until?: string | null;
-  /** Only these sessions' turns (the post-compaction window). */
-  sessionNo?: number | null;
-  /** Only prompts a person typed (see isTyped). */
-  prompts?: boolean;
-  /** Only turns a hook may quote: prompts and replies, never tool results. */
-  quotable?: boolean;
-  /** Only turns archived by then (replay: the index as a decision saw it). */
-  maxId?: number;
-}
+export type { SearchFilters } from "./filter_sql.ts";
 
 /** What a search's candidate read did (for the bounded-read test and the bench). */
 export interface CandidateReads {
@@ -114,9 +101,10 @@ export function searchCandidates(
 ): Candidate[] {
   const readCap = o.readCap ?? SEARCH_READ_CAP;
   const reads = o.reads;
-  const { where, params } = filterWhere(vis, f);
+  const byTime = clauses === null || clauses.length === 0;
+  const { where, params } = filterWhere(vis, f, byTime);
   const bounds = idBounds(f);
-  if (clauses === null || clauses.length === 0) {
+  if (byTime) {
     if (bounds.lo !== null) {
       where.push("t.id >= ?");
       params.push(bounds.lo);
@@ -483,47 +471,6 @@ function alsoHeld(
     for (const c of more) if (said.has(c.id)) c.relevance += o.phraseBonus;
   }
   return more;
-}
-
-/** The WHERE terms (over turns `t`, session_meta `m`) for a scope and the filters. */
-export function filterWhere(
-  vis: Visibility,
-  f: SearchFilters,
-): { where: string[]; params: (string | number)[] } {
-  const w = visibleWhere(vis);
-  const where = [w.sql];
-  const params: (string | number)[] = [...w.params];
-  if (f.kind) {
-    where.push("t.record_type = ?");
-    params.push(f.kind);
-  }
-  if (f.tool) {
-    where.push(
-      "EXISTS (SELECT 1 FROM entities e WHERE e.turn_id = t.id AND e.kind = 'tool' AND e.value = ?)",
-    );
-    params.push(f.tool);
-  }
-  if (f.paths && f.paths.length) {
-    where.push(
-      `EXISTS (SELECT 1 FROM paths p WHERE p.turn_id = t.id AND p.path IN (${
-        f.paths.map(() => "?").join(",")
-      }))`,
-    );
-    params.push(...f.paths);
-  }
-  if (f.since) {
-    where.push("t.ts IS NOT NULL AND t.ts >= ?");
-    params.push(f.since);
-  }
-  if (f.until) {
-    where.push("t.ts IS NOT NULL AND t.ts <= ?");
-    params.push(f.until);
-  }
-  if (f.quotable) where.push("t.is_tool_result = 0 AND t.record_type IN ('user', 'assistant')");
-  // what a person typed (is_typed): no tool result, compaction summary, harness text or
-  // subagent prompt, which Claude Code all files as user records too
-  if (f.prompts) where.push("t.is_typed = 1");
-  return { where, params };
 }
 
 /** The id bounds the filters set: one session's turns, turns archived by a replay's point. */
