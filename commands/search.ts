@@ -24,6 +24,7 @@ import {
   NO_WORD_REASON,
   runSearch,
   type TitleHit,
+  toolCalled,
 } from "../core/recall/search.ts";
 import type { Candidate } from "../core/store/candidate.ts";
 import { egress } from "../core/egress.ts";
@@ -259,7 +260,8 @@ export const command: Command = {
       const { hits, titles, further } = onlyHistory
         ? { hits: [], titles: [], further: null }
         : await runSearch(o.db, { ...args, titles: true, strict });
-      warnings.push(...filterNotes(kind, tool, hits.length));
+      const called = (name: string) => toolCalled(o.db!, scope.vis, name);
+      warnings.push(...filterNotes(kind, tool, hits.length, called));
       // the spec's shape until history is imported; then `history` holds its hits (found by
       // words only: filters select turns)
       const imported = hasHistoryTables(o.db);

@@ -11,6 +11,7 @@ export function filterNotes(
   kind: string | undefined,
   tool: string | undefined,
   hits: number,
+  toolCalled: (name: string) => boolean,
 ): string[] {
   const out: string[] = [];
   if (kind !== undefined && !(KINDS as readonly string[]).includes(kind)) {
@@ -20,7 +21,8 @@ export function filterNotes(
       }`,
     );
   }
-  if (tool !== undefined && hits === 0) {
+  // an empty answer with a tool that was called is the words' doing, and the reason says so
+  if (tool !== undefined && hits === 0 && !toolCalled(tool)) {
     out.push(
       `no turn here called a tool named '${tool}'; --tool takes the name exactly as Claude Code writes it (Bash, Read, Edit, mcp__<server>__<tool>)`,
     );

@@ -111,6 +111,11 @@ Deno.test("search says when --kind or --tool matches nothing; exit 0 and the emp
   assert.match(tool.err, /no turn here called a tool named 'Nonexistent'/);
   const found = await w.run(["search", "--tool", "Bash"], { cwd: app });
   assert.doesNotMatch(found.err, /no turn here called/);
+  // Bash was called: an empty answer is the words' doing, and the note would mislead
+  const unsaid = await w.run(["search", "zyzzyva", "--tool", "Bash", "--json"], { cwd: app });
+  assert.equal(unsaid.code, 0);
+  assert.deepEqual(JSON.parse(unsaid.out).data.hits, []);
+  assert.doesNotMatch(unsaid.err, /no turn here called/);
 });
 
 Deno.test("import-history leaves bare session commands such as /exit out, and counts them", async () => {

@@ -14,6 +14,8 @@ import { isRedacting } from "../egress.ts";
 import { quotesFor } from "../store/inject_sql.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
 import { anyWordHits, readWords, sessionHits } from "./further.ts";
+import { searchCandidates } from "../store/search_candidates.ts";
+import type { Visibility } from "../store/visibility.ts";
 import {
   INJECTION_CHARS_CAP,
   QUOTE_FOLD_CHARS,
@@ -196,4 +198,12 @@ export async function runSearch(
     ? NO_TURN_REASON
     : NO_WORD_REASON;
   return { hits, titles, reason, further };
+}
+
+/**
+ * Whether any turn in the scope called the tool `name` (exactly as Claude Code wrote it): an
+ * empty `--tool` answer says the tool is unknown only when it is.
+ */
+export function toolCalled(db: Db, vis: Visibility, name: string): boolean {
+  return searchCandidates(db, null, vis, { tool: name }, 1).length > 0;
 }
