@@ -55,6 +55,20 @@ export const SCALE_HARD_QUERIES = [
   '"merge conflict"',
   '"force push"',
 ];
+/**
+ * Searches that select by --tool, --path or --kind, with words and without: a filter is checked
+ * per turn, and read by time alone over every turn (performance.md, "`--tool` and `--path`
+ * check a turn by its own rows"). The path is one the real corpus's Edits name.
+ */
+const SCALE_LAND_PATH = "/home/runner/work/erk/erk/src/erk/cli/commands/land_cmd.py";
+export const SCALE_FILTERED_SEARCHES = [
+  ["rebase", "--tool", "Bash"],
+  ["TypeError", "--tool", "Bash"],
+  ["--tool", "Bash"],
+  ["--kind", "user"],
+  ["land", "--path", SCALE_LAND_PATH],
+  ["--path", SCALE_LAND_PATH],
+];
 /** Named prompts beside two CPU-bound loops (issue #47: >= 23 of 24 delivered). */
 const BUSY_PROMPTS = 24;
 /**
@@ -491,6 +505,11 @@ async function measureSize(
     true,
   );
   const the = row("search_the", "terminus search the, beyond the floor", true);
+  const filtered = row(
+    "search_filtered",
+    `terminus search with --tool, --path or --kind (${SCALE_FILTERED_SEARCHES.length} searches), beyond the floor`,
+    true,
+  );
   const hard = row(
     "search_hard",
     `terminus search, ${SCALE_HARD_QUERIES.length} hard queries (rare compound names, paths, phrases), beyond the floor`,
@@ -540,6 +559,12 @@ async function measureSize(
       (await runTimed(launcher, ["search", "the", "--project", "*"], { cwd, env })).wallMs,
     );
     the.load.push(l);
+    for (const argv of SCALE_FILTERED_SEARCHES) {
+      const fr = await runTimed(launcher, ["search", ...argv, "--project", "*"], { cwd, env });
+      if (fr.code !== 0) failures.push(`search ${argv.join(" ")} exited ${fr.code}`);
+      filtered.samples.push(fr.wallMs);
+      filtered.load.push(l);
+    }
   }
   if (!haveRg) notes.push("rg is not installed: no rg figures.");
   // the same searches, warm, with two CPU-bound loops running beside them (one per core here),
