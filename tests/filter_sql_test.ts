@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { ingest, put, Transcript, world } from "./read_helpers.ts";
 import { openRead } from "../core/store/db.ts";
-import { filterWhere } from "../core/store/filter_sql.ts";
+import { anyTurnPasses, filterWhere } from "../core/store/filter_sql.ts";
 import { searchCandidates } from "../core/store/search_candidates.ts";
 import type { Visibility } from "../core/store/visibility.ts";
 
@@ -61,6 +61,13 @@ Deno.test("--tool and --path check a turn's own rows; a filter-only read lists t
     const onPath = searchCandidates(o.db, null, EVERY, { paths: ["/r/app/src/m1.ts"] }, 100);
     assert.equal(onPath.length, 10, "the Reads of m1.ts (and no result names it)");
     assert.equal(searchCandidates(o.db, null, EVERY, { tool: "bash" }, 100).length, 0);
+    // whether the tool was called at all, for the note on an empty --tool answer
+    assert.equal(anyTurnPasses(o.db, EVERY, { tool: "Bash" }), true);
+    assert.equal(anyTurnPasses(o.db, EVERY, { tool: "bash" }), false);
+    assert.equal(
+      anyTurnPasses(o.db, { project: "/nowhere", exclude: [] }, { tool: "Bash" }),
+      false,
+    );
   } finally {
     o.db.close();
   }

@@ -14,7 +14,7 @@ import { isRedacting } from "../egress.ts";
 import { quotesFor } from "../store/inject_sql.ts";
 import { annotateTitles, type TitleHit, titleHits } from "./titles.ts";
 import { anyWordHits, readWords, sessionHits } from "./further.ts";
-import { searchCandidates } from "../store/search_candidates.ts";
+import { anyTurnPasses } from "../store/filter_sql.ts";
 import type { Visibility } from "../store/visibility.ts";
 import {
   INJECTION_CHARS_CAP,
@@ -205,5 +205,5 @@ export async function runSearch(
  * empty `--tool` answer says the tool is unknown only when it is.
  */
 export function toolCalled(db: Db, vis: Visibility, name: string): boolean {
-  return searchCandidates(db, null, vis, { tool: name }, 1).length > 0;
+  return anyTurnPasses(db, vis, { tool: name });
 }

@@ -2,6 +2,7 @@
  * The WHERE terms a search's scope and filters put on its turns, in one place for the ranked
  * read (search_candidates.ts) and the further answers (further_reads.ts).
  */
+import { cached, type Db } from "./db.ts";
 import { type Visibility, visibleWhere } from "./visibility.ts";
 
 /** What a search's filters ask of a turn, beside its words. */
@@ -34,9 +35,9 @@ export function filterWhere(
     where.push("t.record_type = ?");
     params.push(f.kind);
   }
-  // a turn's own rows are checked (INDEXED BY): left to itself SQLite read every row of the tool
-  // or path for each turn (`rebase --tool Bash` at ~3 GB took 20 s); a statement over every
-  // turn (`listed`) takes the list of the tool's or path's turns once instead
+  // a turn's own rows are checked (INDEXED BY): left to itself SQLite reads every row of the
+  // tool or path for each turn (performance.md, "`--tool` and `--path` check a turn by its own
+  // rows"); a statement over every turn (`listed`) lists the tool's or path's turns once instead
   if (f.tool) {
     where.push(
       listed
@@ -67,4 +68,17 @@ export function filterWhere(
   // subagent prompt, which Claude Code all files as user records too
   if (f.prompts) where.push("t.is_typed = 1");
   return { where, params };
+}
+
+/**
+ * Whether any turn in the scope passes the filters: the first one found by id, no order (an
+ * empty `--tool` answer asks whether the tool was ever called).
+ */
+export function anyTurnPasses(db: Db, vis: Visibility, f: SearchFilters): boolean {
+  const { where, params } = filterWhere(vis, f, true);
+  return cached(
+    db,
+    `SELECT 1 FROM turns t LEFT JOIN session_meta m ON m.session_no = t.session_no
+     WHERE ${where.join(" AND ")} LIMIT 1`,
+  ).get(...params) !== undefined;
 }
