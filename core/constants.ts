@@ -120,6 +120,11 @@ export const SEARCH_COMMON_PAGES = 100;
  */
 export const SEARCH_PROBE_PAGES = 16;
 /**
+ * A pass that added at least this share of the archive's turns (a backfill, a first pass, a
+ * long catch-up) merges the search index into one segment when it left more than one.
+ */
+export const SEARCH_MERGE_SHARE = 0.25;
+/**
  * Search: the check of chosen turns for the words (the definitions beside the window) walks
  * FTS5's doclists from the lowest to the highest of them; where two of them lie more than this
  * many sessions apart, the stretch between is skipped, each side walked on its own

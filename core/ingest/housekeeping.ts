@@ -3,15 +3,18 @@
  * blocks do not back, subagent keys from earlier builds, derived tables of an older schema,
  * titles of sessions archived before they were kept. After (whole-tree passes only):
  * continuations linked, idle sessions closed, then the caller's steps (observe, retention,
- * snapshot). Each step that finds nothing to do costs one indexed look.
+ * snapshot), and the search index merged after a pass that added much of the archive. Each
+ * step that finds nothing to do costs one indexed look.
  */
-import { CLOSE_AFTER_MS } from "../constants.ts";
+import { CLOSE_AFTER_MS, SEARCH_MERGE_SHARE } from "../constants.ts";
 import { clearRebuildPending, type Db, rebuildPendingFrom, transaction } from "../store/db.ts";
 import { DERIVED_SHAPE_SINCE } from "../store/schema.ts";
 import { closeSessions, recoverWatermarks, resolveContinuations } from "../store/lineage.ts";
 import { fillTitles, rebuildDerived } from "../index/reindex.ts";
 import { titlesFillPending } from "../store/sessions_sql.ts";
 import { initCodec } from "../store/codec.ts";
+import { totalTurns } from "../store/entities_sql.ts";
+import { mergeSearchSegments, searchSegmentCount } from "../store/maintenance.ts";
 import { migrateAgentKeys, migrateWindowsProjects } from "./migrate.ts";
 
 /**
@@ -104,6 +107,24 @@ export async function afterArchiving(db: Db, a: AfterArchiving): Promise<number>
   } catch (e) {
     a.errors.push(`closing sessions could not run: ${(e as Error).message}`);
     return 0;
+  }
+}
+
+/**
+ * A pass that added at least SEARCH_MERGE_SHARE of the archive's turns leaves the search index
+ * in the several segments its commits and FTS5's automerge made (8 at ~3 GB), and a search
+ * seeks every word it asks for in each. A merge rewrites the index once (2.5 s at ~3 GB); with
+ * the share, the archive grows by a quarter between two merges, so all of them together cost a
+ * few merges of the final index. The small segment each later pass adds is left to FTS5's
+ * automerge (docs/design/performance.md, "One segment after a bulk pass").
+ */
+export function mergeAfterBulk(db: Db, turnsAdded: number, errors: string[]): void {
+  if (turnsAdded === 0) return;
+  try {
+    if (turnsAdded < SEARCH_MERGE_SHARE * totalTurns(db)) return;
+    if (searchSegmentCount(db) > 1) mergeSearchSegments(db);
+  } catch (e) {
+    errors.push(`the search index could not be merged: ${(e as Error).message}`);
   }
 }
 

@@ -31,7 +31,12 @@ import { readSeen } from "../store/seen.ts";
 import { ensurePassIndexes } from "../store/pass_indexes.ts";
 import type { ProgressFactory } from "../progress.ts";
 import { allTombstones } from "../store/tombstones_sql.ts";
-import { afterArchiving, type AfterCloseContext, beforeArchiving } from "./housekeeping.ts";
+import {
+  afterArchiving,
+  type AfterCloseContext,
+  beforeArchiving,
+  mergeAfterBulk,
+} from "./housekeeping.ts";
 import { Archiver } from "./pipeline.ts";
 import { NotPlainFile } from "../plain_file.ts";
 
@@ -132,6 +137,7 @@ async function passUnderLock(db: Db, input: PassInput): Promise<PassResult> {
   });
 
   lost ??= homeLost(input.dataDir, home);
+  if (!input.only && !lost) mergeAfterBulk(db, run.turnsAdded, pass.errors);
   if (lost) pass.errors.push(lost);
   run.durationMs = Math.round(performance.now() - t0);
   run.error = pass.errors.length ? pass.errors.join("\n") : null;

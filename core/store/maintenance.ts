@@ -37,6 +37,33 @@ export function mergeSearchIndex(db: Db): void {
   db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
 }
 
+/** How many segments the search index is in (0 for a store without one). */
+export function searchSegmentCount(db: Db): number {
+  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
+  if (!has) return 0;
+  return (db.prepare("SELECT count(DISTINCT segid) AS n FROM turns_fts_idx").get() as {
+    n: number;
+  }).n;
+}
+
+/**
+ * Merges the search index into one segment for the searches' sake, without compact's zeroing:
+ * a pass that added much of the archive calls it (core/ingest/housekeeping.ts).
+ */
+export function mergeSearchSegments(db: Db): void {
+  const free = pragmaNumber(db, "PRAGMA freelist_count");
+  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
+  // the merge writes its segment before it frees the old ones' pages: the file gives back as
+  // many as it gained, and free pages from before (a deletion's) wait for compact as they did
+  const gained = pragmaNumber(db, "PRAGMA freelist_count") - free;
+  if (gained > 0 && pragmaNumber(db, "PRAGMA auto_vacuum") !== AUTO_VACUUM_NONE) {
+    for (const _ of db.prepare(`PRAGMA incremental_vacuum(${gained})`).iterate()) { /* steps */ }
+  }
+}
+
+const pragmaNumber = (db: Db, sql: string) =>
+  Object.values(db.prepare(sql).get() ?? {})[0] as number;
+
 /**
  * Merges the search index (so a deleted session's words leave its segments), then frees
  * every free page and truncates the file (PRAGMA incremental_vacuum), then empties the
@@ -56,12 +83,11 @@ export function compactStore(path: string): Compacted {
     throw new StoreError(`${path} cannot be opened: ${(e as Error).message}`);
   }
   try {
-    const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
     const before = fileSizes(path);
     mergeSearchIndex(db);
     let stranded = 0;
-    if (one("PRAGMA auto_vacuum") === AUTO_VACUUM_NONE) {
-      stranded = one("PRAGMA freelist_count");
+    if (pragmaNumber(db, "PRAGMA auto_vacuum") === AUTO_VACUUM_NONE) {
+      stranded = pragmaNumber(db, "PRAGMA freelist_count");
     } else {
       // each step frees one page: run the statement to its end
       for (const _ of db.prepare("PRAGMA incremental_vacuum").iterate()) { /* stepping */ }
