@@ -1,6 +1,7 @@
 /**
  * A pass that adds a large share of the archive's turns merges the search index into one
- * segment; a pass that adds a little leaves FTS5's own segments alone. Real stores made by
+ * segment; a pass that adds a little leaves FTS5's own segments alone, except once in a store
+ * an earlier build made. Real stores made by
  * `terminus ingest`; the segments are counted in the index's own table.
  */
 import assert from "node:assert/strict";
@@ -53,6 +54,29 @@ Deno.test("a pass adding much of the archive leaves one search segment; a small 
   assert.equal(segments(w), 1, "100 turns of 224 is over the share: merged");
   // the pages the old segments held are given back, not left free in the file
   assert.equal(count(w, "PRAGMA freelist_count"), 0);
+
+  // a store an earlier build made (no mark) is merged once by the next pass, new bytes or not
+  await sessions(w, 12, 13, 2);
+  await ingest(w);
+  assert.equal(segments(w), 2);
+  const db = new DatabaseSync(w.sb.store);
+  db.exec("DELETE FROM meta WHERE key = 'search_index_merged_once'");
+  db.close();
+  await ingest(w);
+  assert.equal(segments(w), 1, "the older store's segments merged by a pass that added nothing");
+  await sessions(w, 13, 14, 2);
+  await ingest(w);
+  assert.equal(segments(w), 2, "once only");
+
+  // a reindex refills the index in segments of its own: the merge is owed again, and paid
+  const marked = () => count(w, "SELECT count(*) FROM meta WHERE key = 'search_index_merged_once'");
+  assert.equal(marked(), 1);
+  const re = await w.run(["reindex"]);
+  assert.equal(re.code, 0, re.err);
+  assert.equal(marked(), 0);
+  await ingest(w);
+  assert.equal(marked(), 1);
+  assert.equal(segments(w), 1);
 
   // every session's words are found through the merged index
   for (const s of [0, 6, 11]) {

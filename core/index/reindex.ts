@@ -4,6 +4,7 @@
  */
 import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
+import { owesSearchMerge } from "../store/migrate.ts";
 import { checkedBlocks, readStream } from "../store/blocks.ts";
 import { streamLines } from "../store/lines.ts";
 import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
@@ -157,6 +158,7 @@ export function rebuildDerived(
       }
     }
     out ??= rebuildAll(db, targets, false, progress);
+    owesSearchMerge(db);
     also?.();
     return out;
   });

@@ -16,6 +16,7 @@ import { initCodec } from "../store/codec.ts";
 import { totalTurns } from "../store/entities_sql.ts";
 import { mergeSearchSegments, searchSegmentCount } from "../store/maintenance.ts";
 import { migrateAgentKeys, migrateWindowsProjects } from "./migrate.ts";
+import { markSearchMerged, searchMergeOwed } from "../store/migrate.ts";
 
 /**
  * Recovery (when `recoveryDue`: see store/seen.ts) and the one-off upgrades, before any file
@@ -116,12 +117,16 @@ export async function afterArchiving(db: Db, a: AfterArchiving): Promise<number>
  * seeks every word it asks for in each. A merge rewrites the index once (2.5 s at ~3 GB); with
  * the share, the archive grows by a quarter between two merges, so all of them together cost a
  * few merges of the final index. The small segment each later pass adds is left to FTS5's
- * automerge (docs/design/performance.md, "One segment after a bulk pass").
+ * automerge (docs/design/performance.md, "One segment after a bulk pass"). A store an earlier
+ * build made is merged once, by its next pass.
  */
 export function mergeAfterBulk(db: Db, turnsAdded: number, errors: string[]): void {
-  if (turnsAdded === 0) return;
   try {
-    if (turnsAdded < SEARCH_MERGE_SHARE * totalTurns(db)) return;
+    // a store an earlier build made is merged once, whatever this pass added
+    const owed = searchMergeOwed(db);
+    if (!owed && (turnsAdded === 0 || turnsAdded < SEARCH_MERGE_SHARE * totalTurns(db))) return;
+    // marked first: a merge that fails (a full disk) is not tried again by every pass
+    if (owed) markSearchMerged(db);
     if (searchSegmentCount(db) > 1) mergeSearchSegments(db);
   } catch (e) {
     errors.push(`the search index could not be merged: ${(e as Error).message}`);

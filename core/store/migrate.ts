@@ -77,3 +77,22 @@ export function markWindowsProjectsMigrated(db: Db): void {
     WINDOWS_PROJECTS_DONE,
   );
 }
+
+const SEARCH_MERGE_DONE = "search_index_merged_once";
+
+/**
+ * Whether this store predates the merge after a bulk pass (its index may still be in the
+ * segments its first passes left): merged once by the next pass.
+ */
+export function searchMergeOwed(db: Db): boolean {
+  return !db.prepare("SELECT 1 FROM meta WHERE key = ?").get(SEARCH_MERGE_DONE);
+}
+
+export function markSearchMerged(db: Db): void {
+  db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')").run(SEARCH_MERGE_DONE);
+}
+
+/** A rebuilt index is in the segments its refill wrote: the next pass merges them. */
+export function owesSearchMerge(db: Db): void {
+  db.prepare("DELETE FROM meta WHERE key = ?").run(SEARCH_MERGE_DONE);
+}
