@@ -103,7 +103,19 @@ function readyMarker(ctx: BenchContext): string {
     build: ctx.corpus.buildId,
     bytes: ctx.corpus.bytes,
     files: ctx.corpus.files,
+    // what a store looks like is the code's doing too (an earlier build's merge left free pages
+    // in the file, and a later build reused its store and printed its size)
+    code: codeState(ctx.repo),
   });
+}
+
+/** The checkout's commit and git's hash of its uncommitted changes to the program. */
+function codeState(repo: string): string {
+  const script =
+    "git rev-parse HEAD; git diff HEAD -- core commands mod.ts io.ts | git hash-object --stdin";
+  const out = new Deno.Command("sh", { args: ["-c", script], cwd: repo, stderr: "null" })
+    .outputSync();
+  return new TextDecoder().decode(out.stdout).trim().replace(/\n/g, " ");
 }
 
 function markReady(ctx: BenchContext, scn: Scenario): void {
