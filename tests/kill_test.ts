@@ -1,7 +1,8 @@
 /**
  * SIGKILL over the commands that rewrite the store or move it: reindex, compact,
- * observations regenerate, data move, and the first pass over a store from a build before the
- * pass's indexes, each killed at 10 points spread over a measured run.
+ * observations regenerate, data move, the first pass over a store from a build before the
+ * pass's indexes, and a pass merging an index left in many segments, each killed at 10 points
+ * spread over a measured run.
  * After each kill, and again after one rerun: verify is clean, every exported stream is
  * sha256-equal to its transcript, the turn rows number what a clean ingest wrote, and search
  * and the observations answer exactly as before. Nothing asserts on time; the kill points are
@@ -144,6 +145,18 @@ const PASS_INDEXES = [...PASS_INDEXES_DDL.matchAll(/CREATE INDEX IF NOT EXISTS (
   m[1]
 );
 
+function count(store: string, sql: string): number {
+  const db = new DatabaseSync(store, { readOnly: true });
+  try {
+    return Object.values(db.prepare(sql).get()!)[0] as number;
+  } finally {
+    db.close();
+  }
+}
+const segments = (store: string) => count(store, "SELECT count(DISTINCT segid) FROM turns_fts_idx");
+const mergeMarks = (store: string) =>
+  count(store, "SELECT count(*) FROM meta WHERE key = 'search_index_merged_once'");
+
 function indexNames(store: string): string[] {
   const db = new DatabaseSync(store, { readOnly: true });
   try {
@@ -155,7 +168,7 @@ function indexNames(store: string): string[] {
   }
 }
 
-Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate, data move and a first pass making its indexes loses nothing and changes no answer", async (t) => {
+Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate, data move, a first pass making its indexes and a pass merging the index loses nothing and changes no answer", async (t) => {
   await using sb = await sandbox();
   const tree = await bigTree(sb.claude, { files: 36, totalBytes: 14_000_000, seed: 20261201 });
   const clean = join(sb.dir, "clean");
@@ -175,6 +188,22 @@ Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate, da
     db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   } finally {
     db.close();
+  }
+  // a store whose index is in many segments and owes its merge, as an earlier build or a
+  // reindex leaves it: refilled by reindex with FTS5 flushing every 64 KiB
+  const older = join(sb.dir, "older");
+  await copyDir(clean, older);
+  {
+    const o = new DatabaseSync(join(older, "terminus.db"));
+    try {
+      o.exec("INSERT INTO turns_fts(turns_fts, rank) VALUES ('hashsize', 65536)");
+    } finally {
+      o.close();
+    }
+    const re = await runCli(sb, ["reindex"], { env: { TERMINUS_DATA_DIR: older } });
+    assert.equal(re.code, 0, re.err);
+    assert.ok(segments(join(older, "terminus.db")) > 1, "the refill left several segments");
+    assert.equal(mergeMarks(join(older, "terminus.db")), 0, "and owes the merge");
   }
   // how long the runtime takes to start and refuse at once: kills before that hit nothing
   const floor = await timed(sb, ["reindex"], { env: { TERMINUS_DATA_DIR: join(sb.dir, "none") } });
@@ -222,6 +251,16 @@ Deno.test("SIGKILL at 10 points of reindex, compact, observations regenerate, da
       check: (p) => {
         const have = indexNames(join(dataOf(p), "terminus.db"));
         assert.deepEqual(PASS_INDEXES.filter((n) => !have.includes(n)), [], "every index made");
+      },
+    },
+    {
+      // the pass's merge of the search index is its only work here (no file is new)
+      ...storeCase("ingest merging the search index", ["ingest"]),
+      make: (p) => copyDir(older, dataOf(p)),
+      left: (p) => `${segments(join(dataOf(p), "terminus.db"))} segments`,
+      check: (p) => {
+        assert.equal(segments(join(dataOf(p), "terminus.db")), 1, "merged by the rerun");
+        assert.equal(mergeMarks(join(dataOf(p), "terminus.db")), 1, "and marked");
       },
     },
     {

@@ -16,7 +16,7 @@ import { initCodec } from "../store/codec.ts";
 import { totalTurns } from "../store/entities_sql.ts";
 import { mergeSearchSegments, searchSegmentCount } from "../store/maintenance.ts";
 import { migrateAgentKeys, migrateWindowsProjects } from "./migrate.ts";
-import { markSearchMerged, searchMergeOwed } from "../store/migrate.ts";
+import { markSearchMerged, owesSearchMerge, searchMergeOwed } from "../store/migrate.ts";
 
 /**
  * Recovery (when `recoveryDue`: see store/seen.ts) and the one-off upgrades, before any file
@@ -117,19 +117,25 @@ export async function afterArchiving(db: Db, a: AfterArchiving): Promise<number>
  * seeks every word it asks for in each. A merge rewrites the index once (2.5 s at ~3 GB); with
  * the share, the archive grows by a quarter between two merges, so all of them together cost a
  * few merges of the final index. The small segment each later pass adds is left to FTS5's
- * automerge (docs/design/performance.md, "One segment after a bulk pass"). A store an earlier
- * build made is merged once, by its next pass.
+ * automerge (docs/design/performance.md, "One segment after a bulk pass"). The merge is owed
+ * until it commits (a mark in `meta`), so a store an earlier build made, an index a reindex
+ * refilled and a pass killed mid-merge are merged by the next pass.
  */
 export function mergeAfterBulk(db: Db, turnsAdded: number, errors: string[]): void {
   try {
-    // a store an earlier build made is merged once, whatever this pass added
-    const owed = searchMergeOwed(db);
-    if (!owed && (turnsAdded === 0 || turnsAdded < SEARCH_MERGE_SHARE * totalTurns(db))) return;
-    // marked first: a merge that fails (a full disk) is not tried again by every pass
-    if (owed) markSearchMerged(db);
-    if (searchSegmentCount(db) > 1) mergeSearchSegments(db);
+    // owed first, in a commit of its own: a pass killed in the merge leaves it owed
+    if (turnsAdded > 0 && turnsAdded >= SEARCH_MERGE_SHARE * totalTurns(db)) owesSearchMerge(db);
+    if (!searchMergeOwed(db)) return;
+    // the merge and its mark commit together
+    transaction(db, () => {
+      if (searchSegmentCount(db) > 1) mergeSearchSegments(db);
+      markSearchMerged(db);
+    });
   } catch (e) {
     errors.push(`the search index could not be merged: ${(e as Error).message}`);
+    try {
+      markSearchMerged(db); // a merge that fails (a full disk) is not tried by every pass
+    } catch { /* the store takes no write: the error above says why */ }
   }
 }
 

@@ -92,7 +92,7 @@ export function markSearchMerged(db: Db): void {
   db.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?, '1')").run(SEARCH_MERGE_DONE);
 }
 
-/** A rebuilt index is in the segments its refill wrote: the next pass merges them. */
+/** The index is in the segments a refill or a bulk pass wrote: a merge is owed until one commits. */
 export function owesSearchMerge(db: Db): void {
   db.prepare("DELETE FROM meta WHERE key = ?").run(SEARCH_MERGE_DONE);
 }
