@@ -7,7 +7,7 @@ import { DatabaseSync } from "node:sqlite";
 import { type Db, transaction } from "./db.ts";
 import { deleteSession } from "./retention_sql.ts";
 import { putTombstone, type Tombstone } from "./tombstones_sql.ts";
-import { mergeSearchIndex } from "./maintenance.ts";
+import { mergeSearchIndex, pragmaNumber } from "./maintenance.ts";
 import { BUSY_TIMEOUT_WRITE_MS } from "../constants.ts";
 import { syncDir } from "../fs.ts";
 import { dirname } from "../posix.ts";
@@ -189,9 +189,8 @@ function clearIn(db: Db, keys: string[], tombstones: Tombstone[]): SnapshotClear
   if (held.length === 0) return { sessions: 0, stranded: 0 };
   deleteWithTombstones(db, held.map((h) => h.no), tombstones);
   mergeSearchIndex(db);
-  const one = (sql: string) => Object.values(db.prepare(sql).get() ?? {})[0] as number;
-  if (one("PRAGMA auto_vacuum") === 0) {
-    return { sessions: held.length, stranded: one("PRAGMA freelist_count") };
+  if (pragmaNumber(db, "PRAGMA auto_vacuum") === 0) {
+    return { sessions: held.length, stranded: pragmaNumber(db, "PRAGMA freelist_count") };
   }
   for (const _ of db.prepare("PRAGMA incremental_vacuum").iterate()) { /* stepping */ }
   return { sessions: held.length, stranded: 0 };

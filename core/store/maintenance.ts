@@ -9,6 +9,7 @@ import { type Visibility, visibleWhere } from "./visibility.ts";
 import { BUSY_TIMEOUT_WRITE_MS, SQLITE_LOCK_BYTE_OFFSET } from "../constants.ts";
 import { StoreError } from "../errors.ts";
 import { ptrmapObjects } from "./ptrmap.ts";
+import { ftsSegments } from "./fts_pages.ts";
 
 /** PRAGMA auto_vacuum's answer for a file made without it. */
 const AUTO_VACUUM_NONE = 0;
@@ -30,20 +31,19 @@ export interface Compacted {
  * out of the file (a retention or `sessions delete` leaves them there until a compact).
  */
 export function mergeSearchIndex(db: Db): void {
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
-  if (!has) return;
+  if (!hasSearchIndex(db)) return;
   // the segments the merge frees are zeroed, not left as free pages holding the words
   db.exec("PRAGMA secure_delete = ON");
-  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
+  optimize(db);
 }
+
+const hasSearchIndex = (db: Db) =>
+  !!db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
+const optimize = (db: Db) => db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
 
 /** How many segments the search index is in (0 for a store without one). */
 export function searchSegmentCount(db: Db): number {
-  const has = db.prepare("SELECT 1 FROM sqlite_master WHERE name = 'turns_fts'").get();
-  if (!has) return 0;
-  return (db.prepare("SELECT count(DISTINCT segid) AS n FROM turns_fts_idx").get() as {
-    n: number;
-  }).n;
+  return hasSearchIndex(db) ? ftsSegments(db).length : 0;
 }
 
 /**
@@ -52,7 +52,7 @@ export function searchSegmentCount(db: Db): number {
  */
 export function mergeSearchSegments(db: Db): void {
   const free = pragmaNumber(db, "PRAGMA freelist_count");
-  db.exec("INSERT INTO turns_fts(turns_fts) VALUES ('optimize')");
+  optimize(db);
   // the merge writes its segment before it frees the old ones' pages: the file gives back as
   // many as it gained, and free pages from before (a deletion's) wait for compact as they did
   const gained = pragmaNumber(db, "PRAGMA freelist_count") - free;
@@ -61,7 +61,8 @@ export function mergeSearchSegments(db: Db): void {
   }
 }
 
-const pragmaNumber = (db: Db, sql: string) =>
+/** The number a one-value statement (a PRAGMA) answers. */
+export const pragmaNumber = (db: Db, sql: string) =>
   Object.values(db.prepare(sql).get() ?? {})[0] as number;
 
 /**
