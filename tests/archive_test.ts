@@ -21,7 +21,7 @@ import {
   writeTranscript,
 } from "./helpers.ts";
 import { openRead } from "../core/store/db.ts";
-import { readStream } from "../core/store/archive.ts";
+import { BlockCache, readStream } from "../core/store/archive.ts";
 import { initCodec } from "../core/store/codec.ts";
 import { BLOCK_BYTES, TURN_SEQ_SPAN } from "../core/constants.ts";
 
@@ -515,5 +515,76 @@ Deno.test("capture lean and minimal replace tool output with a size note; full k
     assert.match(again.err, /0 committed, 0 failed, 0 byte\(s\) read/, `${mode}: nothing re-read`);
     await verifyClean(sb, 1);
     assert.ok(await Deno.stat(path));
+  }
+});
+
+Deno.test("turns read through one kept block, in any order and across sessions, are the file's bytes", async () => {
+  await using sb = await sandbox();
+  // two sessions of several blocks each, with turns that share blocks and turns that span them
+  const line = (id: string, n: number, text: string) => ({
+    parentUuid: null,
+    type: "user",
+    uuid: `c${id.slice(0, 7)}-0000-4000-8000-${String(n).padStart(12, "0")}`,
+    timestamp: `2026-08-18T10:${String(n).padStart(2, "0")}:00.000Z`,
+    cwd: ALPHA,
+    sessionId: id,
+    message: { role: "user", content: [{ type: "tool_result", tool_use_id: "t", content: text }] },
+  });
+  const files: { id: string; path: string; bytes: Uint8Array }[] = [];
+  for (const [id, seed] of [[ID1, "alpha"], [ID2, "beta"]] as const) {
+    const lines = [];
+    for (let n = 0; n < 24; n++) {
+      // the same block numbers in both sessions hold other bytes
+      lines.push(line(id, n, `${seed} turn ${n} `.repeat(n % 5 === 4 ? 9_000 : 300 + n * 40)));
+    }
+    const text = jsonl(lines);
+    const path = await writeTranscript(sb.claude, ALPHA, `${id}.jsonl`, text);
+    files.push({ id, path, bytes: new TextEncoder().encode(text) });
+  }
+  await cliOk(sb, ["ingest"]);
+  await initCodec();
+  const opened = openRead(sb.store)!;
+  try {
+    const reads = files.flatMap((f) =>
+      turnsOf(sb.store, `${f.id}.jsonl`).map((t) => ({ t, want: f.bytes }))
+    );
+    assert.ok(reads.some(({ t }) => t.byte_len > BLOCK_BYTES), "a turn spans blocks");
+    assert.ok(
+      reads.some(({ t }, i) =>
+        i > 0 && Math.floor(t.stream_offset / BLOCK_BYTES) ===
+          Math.floor(reads[i - 1].t.stream_offset / BLOCK_BYTES)
+      ),
+      "neighbours share a block",
+    );
+    // one turn of each session in turn: the same block number, held for the other session
+    const [a, b] = files.map((f) => reads.filter((r) => r.want === f.bytes));
+    const interleaved = a.flatMap((r, i) => (b[i] ? [r, b[i]] : [r]));
+    for (const order of [reads, [...reads].reverse(), interleaved]) {
+      const cache = new BlockCache();
+      for (const { t, want } of order) {
+        const got = readStream(opened.db, t.session_no, t.stream_offset, t.byte_len, cache);
+        assert.deepEqual(
+          got,
+          want.subarray(t.stream_offset, t.stream_offset + t.byte_len),
+          `session ${t.session_no} turn ${t.turn_seq}`,
+        );
+      }
+    }
+  } finally {
+    opened.db.close();
+  }
+});
+
+Deno.test("a reader keeps a page cache under SQLite's default", async () => {
+  await using sb = await sandbox();
+  await writeTranscript(sb.claude, ALPHA, `${ID1}.jsonl`, jsonl([]));
+  await cliOk(sb, ["ingest"]);
+  const opened = openRead(sb.store)!;
+  try {
+    const kib = -(opened.db.prepare("PRAGMA cache_size").get() as { cache_size: number })
+      .cache_size;
+    assert.ok(kib > 0 && kib < 2000, `a reader's cache is ${kib} KiB, under SQLite's 2000`);
+  } finally {
+    opened.db.close();
   }
 });

@@ -136,3 +136,17 @@ Deno.test("the vendored decoder is zstandard-wasm's, byte for byte, and answers 
     assert.deepEqual(ours, theirs, `${f.length} byte frame, capacity ${capacity}`);
   }
 });
+
+Deno.test("a block decompressed into a kept buffer is the same bytes, and a short buffer is refused", () => {
+  const buf = new Uint8Array(BLOCK_BYTES);
+  for (const n of [100, 4096, BLOCK_BYTES, 7]) {
+    const raw = bytes(n, n + 3, n % 2 === 0);
+    const got = decompress(compress(raw), n, buf);
+    assert.deepEqual(got, raw, `${n} byte(s)`);
+    assert.equal(got.buffer, buf.buffer, "a view of the kept buffer");
+  }
+  assert.throws(
+    () => decompress(compress(bytes(200, 1, false)), 200, new Uint8Array(100)),
+    /100 byte\(s\) cannot take 200/,
+  );
+});

@@ -5,7 +5,7 @@
 import type { ProgressFactory } from "../progress.ts";
 import { type Db, transaction } from "../store/db.ts";
 import { owesSearchMerge } from "../store/migrate.ts";
-import { checkedBlocks, readStream } from "../store/blocks.ts";
+import { BlockCache, checkedBlocks, readStream } from "../store/blocks.ts";
 import { streamLines } from "../store/lines.ts";
 import { LINE_CAP_BYTES, PASS_WINDOW_BYTES } from "../constants.ts";
 import { concat } from "../bytes.ts";
@@ -251,9 +251,9 @@ function rebuildDamaged(
     // the turn rows say where each turn lies; a turn's line ends with its newline
     const sound = spans.filter((s) => !hit(s.streamOffset, s.streamOffset + s.byteLen + 1));
     rows = [];
-    const cache = new Map<string, Uint8Array>();
+    // the turns in stream order: neighbours share blocks, and the session is not held whole
+    const cache = new BlockCache();
     for (const s of sound) {
-      if (cache.size > 64) cache.clear(); // neighbours share blocks; the session is not held
       const rec = parseLine(readStream(db, sessionNo, s.streamOffset, s.byteLen, cache));
       if (!rec || !isTurn(rec)) continue;
       rows.push(deriveTurn({ ...s, rec, sidecar }));

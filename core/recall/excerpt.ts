@@ -4,7 +4,7 @@
  * together in order, else around the first matching word.
  */
 import type { Db } from "../store/db.ts";
-import { readStream } from "../store/blocks.ts";
+import { type BlockCache, readStream } from "../store/blocks.ts";
 import { parseLine, slashCommand } from "../transcript/records.ts";
 import { textParts } from "../index/fts.ts";
 import { EXCERPT_CHARS, QUOTE_FOLD_CHARS } from "../constants.ts";
@@ -15,7 +15,7 @@ export function turnBytes(
   sessionNo: number,
   offset: number,
   len: number,
-  blocks?: Map<string, Uint8Array>,
+  blocks?: BlockCache,
 ): Uint8Array | null {
   try {
     return readStream(db, sessionNo, offset, len, blocks);
@@ -200,7 +200,7 @@ export function excerptFor(
   },
   folded: string[],
   filter: (s: string) => string,
-  blocks?: Map<string, Uint8Array>,
+  blocks?: BlockCache,
   inOrder: string[] = [],
 ): Span {
   const none = { text: "", cutStart: false, cutEnd: false };

@@ -7,6 +7,7 @@
 import type { Db } from "../store/db.ts";
 import { initReader } from "../store/codec.ts";
 import { startReader } from "../store/reader.ts";
+import { BlockCache } from "../store/blocks.ts";
 import { type Hit, rank, type SearchArgs } from "./rank.ts";
 import { parseQuery } from "./query.ts";
 import { excerptFor, excerptFromQuote } from "./excerpt.ts";
@@ -83,8 +84,13 @@ export function cutExcerpts(
   a: Args,
   quotes = new Map<number, string>(),
 ): void {
-  const blocks = new Map<string, Uint8Array>();
-  for (const h of hits) {
+  const blocks = new BlockCache();
+  // in stream order, so hits that share a block decompress it once (BlockCache holds one)
+  const inStream = [...hits].sort((x, y) =>
+    x.candidate.sessionNo - y.candidate.sessionNo ||
+    x.candidate.streamOffset - y.candidate.streamOffset
+  );
+  for (const h of inStream) {
     const quote = quotes.get(h.turn_id);
     const e = quote !== undefined
       ? excerptFromQuote(quote, a.query.folded, a.query.inOrder)

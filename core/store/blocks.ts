@@ -280,33 +280,53 @@ export function markDiverged(db: Db, sessionNo: number): void {
 }
 
 /**
+ * The last block a run of reads decompressed, in a buffer kept for the next one: reads in
+ * stream order (one search's excerpts, a session's turns) take a block their neighbour
+ * decompressed from it, and every other block is decompressed into the same buffer.
+ */
+export class BlockCache {
+  private buf: Uint8Array | null = null;
+  private key = -1;
+  private session = -1;
+  private bytes: Uint8Array = new Uint8Array(0);
+
+  /** Block `blockNo` of `sessionNo`, decompressed from `frame` unless it is the one held. */
+  block(sessionNo: number, blockNo: number, frame: Uint8Array, rawLen: number): Uint8Array {
+    if (this.session === sessionNo && this.key === blockNo) return this.bytes;
+    this.buf ??= new Uint8Array(BLOCK_BYTES);
+    // a block is never longer than BLOCK_BYTES; a damaged row claiming more gets a buffer of its own
+    const into = rawLen <= this.buf.length ? this.buf : undefined;
+    this.session = -1; // nothing held while a throw may leave the buffer half written
+    this.bytes = decompress(frame, rawLen, into);
+    this.session = sessionNo;
+    this.key = blockNo;
+    return this.bytes;
+  }
+}
+
+/**
  * Reads `len` bytes of a session's stream from `offset`, decompressing only the blocks spanned.
- * With `cache` (one search's excerpts: neighbouring turns share blocks), a block already
- * decompressed is taken from it and each one decompressed here is kept in it.
+ * With `cache`, a block the previous read decompressed is taken from it (see BlockCache).
  */
 export function readStream(
   db: Db,
   sessionNo: number,
   offset: number,
   len: number,
-  cache?: Map<string, Uint8Array>,
+  cache: BlockCache = new BlockCache(),
 ): Uint8Array {
   const out = new Uint8Array(len);
   if (len === 0) return out;
   const first = Math.floor(offset / BLOCK_BYTES);
   const last = Math.floor((offset + len - 1) / BLOCK_BYTES);
-  const rows = db.prepare(
+  const rows = cached(
+    db,
     "SELECT block_no, raw_len, bytes FROM blocks WHERE session_no = ? AND block_no BETWEEN ? AND ? ORDER BY block_no",
   ).all(sessionNo, first, last) as { block_no: number; raw_len: number; bytes: Uint8Array }[];
   if (rows.length !== last - first + 1) throw new Error("blocks missing");
   let written = 0;
   for (const r of rows) {
-    const key = `${sessionNo}:${r.block_no}`;
-    let raw = cache?.get(key);
-    if (!raw) {
-      raw = decompress(r.bytes, r.raw_len);
-      cache?.set(key, raw);
-    }
+    const raw = cache.block(sessionNo, r.block_no, r.bytes, r.raw_len);
     const blockStart = r.block_no * BLOCK_BYTES;
     const from = Math.max(offset, blockStart) - blockStart;
     const to = Math.min(offset + len, blockStart + raw.length) - blockStart;

@@ -19,7 +19,9 @@ interface ZstdExports {
   free(p: number): void;
   ZSTD_decompress(dst: number, dstCapacity: number, src: number, srcSize: number): number;
 }
-type Decoder = { decompress(frame: Uint8Array, capacity: number): Uint8Array };
+type Decoder = {
+  decompress(frame: Uint8Array, capacity: number, into?: Uint8Array): Uint8Array;
+};
 
 let zlib: Zlib | undefined;
 let decoder: Decoder | undefined;
@@ -80,14 +82,17 @@ export async function initReader(): Promise<void> {
   const zstd = instance.exports as unknown as ZstdExports;
   heap = new Uint8Array(zstd.memory.buffer);
   decoder = {
-    decompress(frame, capacity) {
+    decompress(frame, capacity, into) {
       const src = zstd.malloc(frame.byteLength);
       const dst = zstd.malloc(capacity);
       try {
         heap.set(frame, src);
         // a size_t: an error code is above every real size, and reads as negative here
         const n = zstd.ZSTD_decompress(dst, capacity, src, frame.byteLength);
-        return n > 0 && n <= capacity ? heap.slice(dst, dst + n) : new Uint8Array(0);
+        if (!(n > 0 && n <= capacity)) return new Uint8Array(0);
+        if (!into) return heap.slice(dst, dst + n);
+        into.set(heap.subarray(dst, dst + n));
+        return into.subarray(0, n);
       } finally {
         zstd.free(src);
         zstd.free(dst);
@@ -113,11 +118,20 @@ export function compress(raw: Uint8Array): Uint8Array {
  * One frame's bytes, which may not be more than `capacity` (a block's raw length where the
  * caller knows it, else a whole block). Throws when the frame is damaged, is not zstd, or
  * holds more than that: the decoder reports each of these by handing back nothing, and no
- * block is empty (nor is any frame of ours).
+ * block is empty (nor is any frame of ours). With `into`, the bytes are written there and a view
+ * of it is returned: a reader that reuses one buffer touches no new memory per block, and a
+ * fresh page costs a short process more than the copy (performance.md, "Pages a search touches").
  */
-export function decompress(frame: Uint8Array, capacity = BLOCK_BYTES): Uint8Array {
+export function decompress(
+  frame: Uint8Array,
+  capacity = BLOCK_BYTES,
+  into?: Uint8Array,
+): Uint8Array {
   if (!decoder) throw new Error("initReader() or initCodec() was not awaited");
-  const out = decoder.decompress(frame, Math.max(capacity, 1));
+  if (into && into.length < capacity) {
+    throw new Error(`a buffer of ${into.length} byte(s) cannot take ${capacity}`);
+  }
+  const out = decoder.decompress(frame, Math.max(capacity, 1), into);
   if (out.length === 0) {
     throw new Error(`not a whole zstd frame of at most ${capacity} byte(s)`);
   }

@@ -28,6 +28,13 @@ export type Db = DatabaseSync;
  */
 const WRITER_CACHE_KIB = 40 * 1024;
 const WAL_AUTOCHECKPOINT_PAGES = 16_384;
+/**
+ * A reader's page cache (SQLite's default is 2 MiB). A reader lives for one command, a hook or
+ * one MCP call: each page its cache holds is memory the process touches for the first time,
+ * which on some hosts costs more than reading the page again from the OS (performance.md,
+ * "Pages a search touches").
+ */
+const READER_CACHE_KIB = 256;
 /** A reader that finds the store locked (a new store switching to WAL) retries this often. */
 const READ_BUSY_RETRIES = 20;
 const READ_BUSY_PAUSE_MS = 25;
@@ -149,6 +156,7 @@ export function openRead(path: string): OpenRead | null {
   try {
     db = new DatabaseSync(path, { readOnly: true });
     pragmas(db, BUSY_TIMEOUT_READ_MS);
+    db.exec(`PRAGMA cache_size = -${READER_CACHE_KIB}`);
     format = readFormatPatiently(db);
   } catch (e) {
     try {
