@@ -339,6 +339,12 @@ export const PASS_NICENESS = 19;
  */
 export const HOOK_PASS_WAIT_MS = HOOK_DEADLINE_MS;
 /**
+ * Where the pass can wait for the hook's process itself (bash and GNU tail), it starts when the
+ * hook has exited, or after this long if the hook is still there (performance.md, "The hook's
+ * pass waits for the hook to exit").
+ */
+export const HOOK_EXIT_WAIT_MAX_MS = 10_000;
+/**
  * The niceness `terminus backfill`'s worker runs at, so the hooks beside it keep their deadline;
  * install's first backfill runs at normal priority instead (performance.md).
  */

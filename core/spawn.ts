@@ -1,4 +1,5 @@
 /** Starting a process that outlives this one, and lowering this one's priority. */
+import { HOOK_EXIT_WAIT_MAX_MS } from "./constants.ts";
 
 /**
  * Lowers this process's scheduling priority to `niceness`. On Linux a niceness belongs to a
@@ -30,6 +31,12 @@ export interface DetachedOptions {
    * meantime; the other routes start it at once.
    */
   delayMs?: number;
+  /**
+   * Start the program only once this process has exited, where the route can wait on it
+   * (bash's, with GNU tail's `--pid`), and at most HOOK_EXIT_WAIT_MAX_MS; where it cannot,
+   * after `delayMs` as above. A hook's pass then never starts its runtime beside the hook.
+   */
+  afterExit?: boolean;
 }
 
 /** bash, whose job control gives a background job a process group of its own. */
@@ -83,16 +90,30 @@ export function spawnDetached(
 
 /**
  * `set -m` makes the `&` job a process group of its own (its pid), in bash's session. The job
- * sleeps first when asked, then becomes the program under nice; a missing `sleep` only skips
- * the delay and a missing `nice` only the niceness, never the program.
+ * waits first when asked, then becomes the program under nice; a missing `tail`, `timeout` or
+ * `sleep` only shortens the wait and a missing `nice` only skips the niceness, never the program.
  */
 function spawnThroughBash(bash: string, argv: string[], o: DetachedOptions): boolean {
-  return spawnPlain(bash, ["-c", BASH_JOB, "terminus", ...bashJobArgs(o), ...argv], o);
+  const pid = o.afterExit ? String(Deno.pid) : "";
+  return spawnPlain(bash, ["-c", BASH_JOB, "terminus", ...bashJobArgs(o), pid, ...argv], o);
 }
 
-/** The script of bash's route: `bash -c BASH_JOB terminus <delay> <niceness> <argv...>`. */
-export const BASH_JOB = 'set -m; d=$1; n=$2; shift 2; { [ "$d" = 0 ] || sleep "$d" 2>/dev/null; ' +
-  `${BECOME_PROGRAM}; } &`;
+/**
+ * The job's wait for process `$p` to exit: GNU tail polls it every 10 ms, and gives up after
+ * HOOK_EXIT_WAIT_MAX_MS. False at once where there is no such tail (BSD's, busybox's), and
+ * when no process is named; the job then sleeps its delay instead.
+ */
+const WAIT_FOR_EXIT = `{ [ -n "$p" ] && timeout ${
+  (HOOK_EXIT_WAIT_MAX_MS / 1000).toFixed(3)
+} tail --pid="$p" -s 0.01 -f /dev/null 2>/dev/null; }`;
+
+/**
+ * The script of bash's route: `bash -c BASH_JOB terminus <delay> <niceness> <pid> <argv...>`,
+ * where an empty `<pid>` waits for no process (the delay alone) and an empty `<niceness>` keeps
+ * the caller's.
+ */
+export const BASH_JOB = "set -m; d=$1; n=$2; p=$3; shift 3; { " + WAIT_FOR_EXIT +
+  ' || { [ "$d" = 0 ] || sleep "$d" 2>/dev/null; }; ' + `${BECOME_PROGRAM}; } &`;
 
 /** BASH_JOB's delay (seconds, or 0) and niceness (or empty) for `o`. */
 export function bashJobArgs(o: DetachedOptions): [string, string] {

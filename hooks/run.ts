@@ -68,6 +68,7 @@ export function ingestSpawn(
     env: { [HOOK_PASS_VAR]: String(now) },
     sameSession: true,
     delayMs: HOOK_PASS_WAIT_MS,
+    afterExit: true,
   }];
 }
 

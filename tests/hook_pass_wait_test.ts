@@ -17,6 +17,8 @@ Deno.test("the hook's pass is `ingest`, at the lowest priority, marked to wait o
   // marked with when it was started, and started late where the route can: both wait it out
   assert.deepEqual(o.env, { [HOOK_PASS_VAR]: String(now) });
   assert.equal(o.delayMs, HOOK_PASS_WAIT_MS);
+  // and where the route can wait on the hook's process, it starts once the hook has exited
+  assert.equal(o.afterExit, true);
   // out of the hook's group, in its session: the niceness then counts in the hook's autogroup
   assert.equal(o.sameSession, true);
   // it waits no less than the hook has: a shorter wait would start the walk beside the lookup

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { BASH, SETSID, spawnDetached } from "../core/spawn.ts";
+import { BASH, BASH_JOB, SETSID, spawnDetached } from "../core/spawn.ts";
 import { BACKFILL_NICENESS, PASS_NICENESS } from "../core/constants.ts";
 import { startBackfill, startFirstBackfill } from "../core/ingest/backfill.ts";
 
@@ -150,11 +150,33 @@ linuxTest(
   },
 );
 
+linuxTest(
+  "bash's job, given a process to wait for, starts the program only once that process has exited",
+  async (_dir, out) => {
+    // the hook's case: the job is started first, and the process it names (the hook) goes on
+    const lives = 600;
+    const t0 = Date.now();
+    const hook = new Deno.Command("sleep", { args: [(lives / 1000).toFixed(3)] }).spawn();
+    const program = ["sh", "-c", `date +%s%3N > "$1.tmp" && mv "$1.tmp" "$1"`, "sh", out];
+    const job = await new Deno.Command(BASH, {
+      args: ["-c", BASH_JOB, "terminus", "0", "", String(hook.pid), ...program],
+      stdin: "null",
+      stdout: "null",
+      stderr: "null",
+    }).output();
+    assert.equal(job.code, 0, "bash returns at once, the job in the background");
+    await hook.status;
+    const started = Number((await waitFor(out)).trim());
+    // with no delay asked, only the wait for the named process holds the program back
+    assert.ok(started - t0 >= lives, `started ${started - t0} ms after the process it waited for`);
+  },
+);
+
 // each route by its program's path (the runtime looks a command up on the PATH it is given),
 // then builtins only: the PATH the program gets holds nothing
 const PATHLESS: [string, string, (path: string) => Via, boolean][] = [
   [
-    "bash's route without nice or sleep on the job's PATH",
+    "bash's route without nice, sleep, timeout or tail on the job's PATH",
     BASH,
     (bash) => ({ bash, setsid: null }),
     true,
@@ -167,6 +189,8 @@ for (const [route, cmd, via, sameSession] of PATHLESS) {
       niceness: PASS_NICENESS,
       sameSession,
       delayMs: 50,
+      // this process outlives the test: with no tail to wait on it, the job must not hang
+      afterExit: true,
       env: { PATH: join(dir, "nothing-here") },
     }, via(await onPath(cmd)));
     const pid = Number((await waitFor(out)).trim());

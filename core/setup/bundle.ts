@@ -243,8 +243,9 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
   const hookLine = hook === null ? [] : [
     // The hook's pass is started here, before the runtime, through bash's job as the hook
     // would: the hook then loads no process module and spawns nothing (some 5-10 ms of its
-    // start). A prompt's or a compaction's pass takes the burst gate itself (PASS_GATE_VAR).
-    // Without bash the hook starts it itself.
+    // start). The job waits for this process ($$, the hook once exec'd) to exit before the
+    // pass's runtime starts. A prompt's or a compaction's pass takes the burst gate itself
+    // (PASS_GATE_VAR). Without bash the hook starts it itself.
     `case "$1:$2:$#" in ${PASS_ALWAYS_EVENTS.map((e) => `hook:${e}:2`).join("|")}) g= ;; ${
       SETUP_HOOK_EVENTS.filter((e) => !PASS_ALWAYS_EVENTS.includes(e)).map((e) => `hook:${e}:2`)
         .join("|")
@@ -255,7 +256,7 @@ export function launcherText(deno: string, layout: SourceLayout, registry: strin
       passOwn ? `DENO_DIR=${shellWord(ownDenoDir(layout.denoDir, "ingest"))} ` : ""
     }${PASS_GATE_VAR}=$g bash -c ${shellWord(BASH_JOB)} terminus ${
       bashJobArgs({ delayMs: HOOK_PASS_WAIT_MS, niceness: PASS_NICENESS }).map(shellWord).join(" ")
-    } ${
+    } "$$" ${
       words(pass)
     } </dev/null >/dev/null 2>&1 & ${LAUNCHER_PASS_VAR}=1; export ${LAUNCHER_PASS_VAR}; fi`,
     `case "$1:$2:$#" in ${SETUP_HOOK_EVENTS.map((e) => `hook:${e}:2`).join("|")}) [ -f ${
