@@ -54,7 +54,7 @@ function scoreOf(ranks: number[]): RankScore {
 }
 
 /** Words as the index splits them, each quoted, joined with AND (the spec's every-word rule). */
-function plainMatch(q: string): string | null {
+export function plainMatch(q: string): string | null {
   const t = [...new Set((q.match(/[\p{L}\p{M}\p{N}]+/gu) ?? []).map((x) => x.toLowerCase()))];
   return t.length ? t.map((x) => `"${x}"`).join(" AND ") : null;
 }

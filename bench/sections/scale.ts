@@ -17,7 +17,7 @@ import { runTimed } from "../lib/proc.ts";
 import { prepareScaleCorpora, SCALE_SIZES, type ScaleCorpus } from "../lib/scale_corpus.ts";
 import { lastRunNotes, markReady, scaleConfig, settledStore } from "../lib/scale_store.ts";
 import { round } from "../lib/stats.ts";
-import { type ScaleQuality, scaleQuality } from "../lib/scale_quality.ts";
+import { plainMatch, type ScaleQuality, scaleQuality } from "../lib/scale_quality.ts";
 import { type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
 import { payloadFor, type PhaseSample, settle, timedSpawn, workload } from "./hooks.ts";
 import { PASS_STAMP_FILE } from "../../core/paths.ts";
@@ -218,6 +218,14 @@ async function measureSize(
   const floorArgs = ["run", "--cached-only", ...permissionFlags(Deno.execPath()), floorFile];
   const floorRun = async () =>
     (await runTimed(Deno.execPath(), floorArgs, { cwd: ctx.repo })).wallMs;
+  /** A bare program (bench/bare/) on the floor's runtime and flags: the least such a process does. */
+  const bareArgs = (file: string, ...rest: string[]) => [
+    "run",
+    "--cached-only",
+    ...permissionFlags(Deno.execPath()),
+    new URL(`../bare/${file}`, import.meta.url).pathname,
+    ...rest,
+  ];
   const rows: Row[] = [];
   const row = (id: string, label: string, beyond: boolean): Row => {
     const r: Row = { id: `scale_${name}_${id}`, label, samples: [], beyond, load: [] };
@@ -307,6 +315,14 @@ async function measureSize(
     } catch { /* no stamp yet: the gate is open */ }
   };
   const named2Tally = deliveryTally();
+  // what this host charges before any of Terminus's own work: the same prompt through a
+  // program that only reads it, opens the store and looks its path up (bench/bare/hook.js)
+  const bareHook = row(
+    "bare_hook",
+    "bare hook: the payload read, node:sqlite, one indexed lookup per path, beyond the floor",
+    true,
+  );
+  let bareFound = 0;
   const nothing = row("prompt_nothing", "UserPromptSubmit naming nothing, beyond the floor", true);
   const start = row("session_start", "SessionStart, beyond the floor", true);
   const usage = row("usage", "terminus usage (wall)", false);
@@ -343,6 +359,15 @@ async function measureSize(
   // warm: page cache, module cache, the first pass
   await hook("SessionStart", payloadFor("SessionStart", fresh0, w));
   await runTimed(launcher, ["ingest"], { cwd, env });
+  await timedSpawn(
+    bareArgs("hook.js", settled.store),
+    payloadFor("UserPromptSubmit", fresh0, w),
+    ctx.repo,
+    env,
+  );
+  await runTimed(Deno.execPath(), bareArgs("search.js", settled.store, "rebase"), {
+    cwd: ctx.repo,
+  });
   for (let i = 1; i <= rounds; i++) {
     const l = await load1();
     floor.samples.push(await floorRun());
@@ -356,6 +381,16 @@ async function measureSize(
     noop.load.push(l);
     if (m) inPass.push(Number(m[3]));
     const n = await namedPrompt(named, 40_000 + i, l);
+    const bh = await timedSpawn(
+      bareArgs("hook.js", settled.store),
+      payloadFor("UserPromptSubmit", fresh0 + 40_000 + i, w),
+      ctx.repo,
+      env,
+    );
+    if (bh.code !== 0) failures.push(`bare hook exited ${bh.code}: ${bh.stderr.trim()}`);
+    bareHook.samples.push(bh.wallMs);
+    bareHook.load.push(l);
+    if (bh.stdout.trim() !== "") bareFound++;
     // checked after the timed prompt, so its pages are no warmer than before: a path whose
     // turns hand nothing over is no miss of this row either
     namedTally.add(n, await deliverable(40_000 + i));
@@ -378,6 +413,7 @@ async function measureSize(
   }
   noop.extra = `in-pass duration_ms p50 ${p50(inPass)}, p95 ${p95(inPass)}`;
   named.extra = namedTally.text();
+  bareHook.extra = `found turns for ${bareFound} of ${rounds} prompts`;
   named2.extra = named2Tally.text(false);
 
   // where a hook's time goes: the hooks section's phase child, cold, against this store
@@ -515,6 +551,22 @@ async function measureSize(
     `terminus search, ${SCALE_HARD_QUERIES.length} hard queries (rare compound names, paths, phrases), beyond the floor`,
     true,
   );
+  const bareSearch = row(
+    "bare_search",
+    `bare search: node:sqlite and FTS5's BM25 top 10, every word, the ${SCALE_QUERIES.length} and the ${SCALE_HARD_QUERIES.length} hard queries, beyond the floor`,
+    true,
+  );
+  /** The same query through bench/bare/search.js, right after the search: its wall. */
+  const bareBeside = async (q: string, l: number) => {
+    const m = plainMatch(q);
+    if (m === null) return;
+    const r = await runTimed(Deno.execPath(), bareArgs("search.js", settled!.store, m), {
+      cwd: ctx.repo,
+    });
+    if (r.code !== 0) failures.push(`bare search ${q} exited ${r.code}: ${r.stderr.trim()}`);
+    bareSearch.samples.push(r.wallMs);
+    bareSearch.load.push(l);
+  };
   const grep = row("grep", "grep -rlF, same words and files (wall)", false);
   const rg = row("rg", "rg -l -F, same words and files (wall)", false);
   const haveRg = (await runTimed("rg", ["--version"]).catch(() => null))?.code === 0;
@@ -547,6 +599,7 @@ async function measureSize(
     const l = await load1();
     for (const q of SCALE_QUERIES) {
       perQuery.get(q)!.push(await searchBeside(q, search, l));
+      await bareBeside(q, l);
       grep.samples.push((await runTimed("grep", ["-rlF", "-e", q, "--", projects])).wallMs);
       grep.load.push(l);
       if (haveRg) {
@@ -554,7 +607,10 @@ async function measureSize(
         rg.load.push(l);
       }
     }
-    for (const q of SCALE_HARD_QUERIES) perHard.get(q)!.push(await searchBeside(q, hard, l));
+    for (const q of SCALE_HARD_QUERIES) {
+      perHard.get(q)!.push(await searchBeside(q, hard, l));
+      await bareBeside(q, l);
+    }
     the.samples.push(
       (await runTimed(launcher, ["search", "the", "--project", "*"], { cwd, env })).wallMs,
     );
@@ -611,6 +667,14 @@ async function measureSize(
     `${name}: hard queries, p50 beyond the floor: ${
       [...perHard].map(([q, xs]) => `${q} ${r1(p50(xs) - floorP50)}`).join(", ")
     }`,
+  );
+  // what is Terminus's own beyond what any process of this shape costs on this host
+  notes.push(
+    `${name}: p50 beyond the bare programs (bench/bare/): terminus search, the ${
+      SCALE_QUERIES.length + SCALE_HARD_QUERIES.length
+    } queries, +${
+      r1(p50([...search.samples, ...hard.samples]) - p50(bareSearch.samples))
+    }; named prompt +${r1(p50(named.samples) - p50(bareHook.samples))}`,
   );
   // a slow hour slows the floor and a search alike (performance.md, "The figures follow the
   // floor"): this multiple compares builds measured at different hours
