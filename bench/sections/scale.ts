@@ -296,6 +296,11 @@ async function measureSize(
   );
 
   const noop = row("noop", "no-op pass, settled, beyond the floor", true);
+  const bareNoop = row(
+    "bare_noop",
+    "bare no-op pass: node:sqlite, the watermarks read, the folders walked, one lstat per file, beyond the floor",
+    true,
+  );
   const named = row(
     "prompt_named",
     "UserPromptSubmit naming an archived path, beyond the floor",
@@ -368,6 +373,7 @@ async function measureSize(
   await runTimed(Deno.execPath(), bareArgs("search.js", settled.store, "rebase"), {
     cwd: ctx.repo,
   });
+  await runTimed(Deno.execPath(), bareArgs("noop.js", settled.store, c.root), { cwd: ctx.repo });
   for (let i = 1; i <= rounds; i++) {
     const l = await load1();
     floor.samples.push(await floorRun());
@@ -380,6 +386,13 @@ async function measureSize(
     noop.samples.push(p.wallMs);
     noop.load.push(l);
     if (m) inPass.push(Number(m[3]));
+    const bn = await runTimed(Deno.execPath(), bareArgs("noop.js", settled.store, c.root), {
+      cwd: ctx.repo,
+    });
+    if (bn.code !== 0) failures.push(`bare no-op pass exited ${bn.code}: ${bn.stderr.trim()}`);
+    bareNoop.samples.push(bn.wallMs);
+    bareNoop.load.push(l);
+    bareNoop.extra = bn.stdout.trim();
     const n = await namedPrompt(named, 40_000 + i, l);
     const bh = await timedSpawn(
       bareArgs("hook.js", settled.store),
@@ -631,6 +644,7 @@ async function measureSize(
     false,
   );
   const busyFloor: number[] = [];
+  const busyBare: number[] = [];
   await besideTwoLoops(async () => {
     for (let i = 0; i < BUSY_SEARCH_ROUNDS; i++) {
       for (const q of [...SCALE_QUERIES, ...SCALE_HARD_QUERIES]) {
@@ -640,13 +654,22 @@ async function measureSize(
         if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
         busySearch.samples.push(sr.wallMs);
         busySearch.load.push(l);
+        const m = plainMatch(q);
+        if (m === null) continue;
+        const br = await runTimed(Deno.execPath(), bareArgs("search.js", settled.store, m), {
+          cwd: ctx.repo,
+        });
+        if (br.code !== 0) failures.push(`bare search ${q} exited ${br.code}`);
+        busyBare.push(br.wallMs);
       }
     }
   });
   const bf = p50(busyFloor);
   busySearch.extra = `beyond the floor timed beside the loops (p50 ${r1(bf)}): p50 +${
     r1(p50(busySearch.samples) - bf)
-  } / p95 +${r1(p95(busySearch.samples) - bf)}`;
+  } / p95 +${r1(p95(busySearch.samples) - bf)}; the bare search beside the same loops +${
+    r1(p50(busyBare) - bf)
+  } / +${r1(p95(busyBare) - bf)}`;
   const floorP50 = p50(floor.samples);
   if (bf < BUSY_FLOOR_RATIO * floorP50) {
     // a loop that did not get its core leaves the floor beside it at the idle floor's
@@ -674,7 +697,9 @@ async function measureSize(
       SCALE_QUERIES.length + SCALE_HARD_QUERIES.length
     } queries, +${
       r1(p50([...search.samples, ...hard.samples]) - p50(bareSearch.samples))
-    }; named prompt +${r1(p50(named.samples) - p50(bareHook.samples))}`,
+    }; named prompt +${r1(p50(named.samples) - p50(bareHook.samples))}; no-op pass +${
+      r1(p50(noop.samples) - p50(bareNoop.samples))
+    }`,
   );
   // a slow hour slows the floor and a search alike (performance.md, "The figures follow the
   // floor"): this multiple compares builds measured at different hours

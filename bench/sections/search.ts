@@ -29,6 +29,7 @@ import { copyStore, withStore } from "../lib/store.ts";
 import { median, MiB, round } from "../lib/stats.ts";
 import { cliArgs, ingest, type Scenario, scenario, scenarioEnv } from "../lib/terminus.ts";
 import { realRoot } from "../lib/real.ts";
+import { plainMatch } from "../lib/scale_quality.ts";
 import { installed } from "../lib/installed.ts";
 import { fullStore } from "./backfill.ts";
 import { measureFloor } from "./floor.ts";
@@ -468,6 +469,15 @@ export const section: Section = {
     const cliWall: number[] = [];
     const instWall: number[] = [];
     const floorWall: number[] = [];
+    // the least a search process does on this host, in the same rounds (bench/bare/search.js)
+    const bareWall: number[] = [];
+    const bareArgs = (m: string) => [
+      "run",
+      ...PERMISSION_FLAGS,
+      new URL("../bare/search.js", import.meta.url).pathname,
+      scn.store,
+      m,
+    ];
     const cliHitsOff: string[] = [];
     for (let round = 0; round < CLI_ROUNDS; round++) {
       for (const [i, r] of queries.entries()) {
@@ -491,6 +501,12 @@ export const section: Section = {
           if (round === 0 && n !== qr[i].hits) {
             cliHitsOff.push(`${JSON.stringify(r.q)}: ${n} vs ${qr[i].hits} in process (${cmd})`);
           }
+        }
+        const m = plainMatch(r.q);
+        if (m !== null) {
+          const b = await runTimed(Deno.execPath(), bareArgs(m), { cwd: ctx.repo });
+          if (b.code !== 0) throw new Error(`bare search ${JSON.stringify(m)}: ${b.stderr}`);
+          if (round > 0) bareWall.push(b.wallMs); // its first run compiles it
         }
       }
     }
@@ -642,6 +658,18 @@ export const section: Section = {
         `${r1(instMedian)} - ${r1(floorMedian)} ms: the launcher a person runs, its copy ${
           inst.bundled ? "bundled by terminus install" : "run from its source (no bundler cached)"
         }, interleaved with the checkout's runs below`,
+      ),
+      metric(
+        "search_bare_beyond_floor_ms",
+        "bare search (node:sqlite, FTS5's BM25 top 10, every word, no scope), median beyond the runtime floor",
+        r1(median(bareWall) - floorMedian),
+        "ms",
+        undefined,
+        `${r1(median(bareWall))} - ${
+          r1(floorMedian)
+        } ms, n=${bareWall.length}: what any search process pays on this host (bench/bare/search.js); installed terminus search beyond it: ${
+          r1(instMedian - median(bareWall))
+        } ms`,
       ),
       metric(
         "search_cli_beyond_floor_ms",
