@@ -481,6 +481,11 @@ async function measureSize(
     true,
   );
   const coldTally = deliveryTally();
+  const bareCold = row(
+    "bare_hook_cold",
+    "bare hook, store out of the page cache, beyond the floor",
+    true,
+  );
   const isFile = (f: string) => {
     try {
       return Deno.statSync(f).isFile;
@@ -507,6 +512,17 @@ async function measureSize(
     floor.samples.push(await floorRun());
     floor.load.push(l);
     coldTally.add(await namedPrompt(coldNamed, 45_000 + i, l), can);
+    // the same payload through the bare hook, its pages dropped again
+    if (!(dropped = await dropCache())) break;
+    const bc = await timedSpawn(
+      bareArgs("hook.js", settled.store),
+      payloadFor("UserPromptSubmit", fresh0 + 45_000 + i, w),
+      ctx.repo,
+      env,
+    );
+    if (bc.code !== 0) failures.push(`bare hook exited ${bc.code}: ${bc.stderr.trim()}`);
+    bareCold.samples.push(bc.wallMs);
+    bareCold.load.push(l);
   }
   coldNamed.extra = dropped
     ? coldTally.text()
@@ -532,6 +548,12 @@ async function measureSize(
 
   // the session list over every project, as a person first types it
   const list = row("sessions_all", "terminus sessions --project '*', beyond the floor", true);
+  const bareList = row(
+    "bare_sessions",
+    "bare session list: node:sqlite, the 20 newest sessions and the count of the rest, beyond the floor",
+    true,
+  );
+  await runTimed(Deno.execPath(), bareArgs("sessions.js", settled.store), { cwd: ctx.repo });
   for (let i = 0; i < heavyRounds; i++) {
     const l = await load1();
     floor.samples.push(await floorRun());
@@ -540,6 +562,12 @@ async function measureSize(
     if (r.code !== 0) failures.push(`sessions exited ${r.code}: ${r.stderr.trim()}`);
     list.samples.push(r.wallMs);
     list.load.push(l);
+    const b = await runTimed(Deno.execPath(), bareArgs("sessions.js", settled.store), {
+      cwd: ctx.repo,
+    });
+    if (b.code !== 0) failures.push(`bare sessions exited ${b.code}: ${b.stderr.trim()}`);
+    bareList.samples.push(b.wallMs);
+    bareList.load.push(l);
   }
   ctx.log(`scale ${name}: hooks, no-op and usage done`);
 
@@ -697,8 +725,10 @@ async function measureSize(
       SCALE_QUERIES.length + SCALE_HARD_QUERIES.length
     } queries, +${
       r1(p50([...search.samples, ...hard.samples]) - p50(bareSearch.samples))
-    }; named prompt +${r1(p50(named.samples) - p50(bareHook.samples))}; no-op pass +${
-      r1(p50(noop.samples) - p50(bareNoop.samples))
+    }; named prompt +${r1(p50(named.samples) - p50(bareHook.samples))}, out of the page cache +${
+      r1(p50(coldNamed.samples) - p50(bareCold.samples))
+    }; no-op pass +${r1(p50(noop.samples) - p50(bareNoop.samples))}; sessions +${
+      r1(p50(list.samples) - p50(bareList.samples))
     }`,
   );
   // a slow hour slows the floor and a search alike (performance.md, "The figures follow the
