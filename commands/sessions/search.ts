@@ -6,12 +6,10 @@ import { table } from "../../core/table.ts";
 import { UsageError } from "../../core/errors.ts";
 import { boundFlag, day } from "../../core/time.ts";
 import { NO_WORDS_REASON, parseQuery, TRUNCATED_NOTE } from "../../core/recall/query.ts";
-import { searchSessionsFrom } from "../../core/sessions/search.ts";
 import { foldCut, tagProblem } from "../../core/transcript/titles.ts";
 import { TITLE_PROMPT_CHARS } from "../../core/constants.ts";
 import { list, str, wholeFlag } from "../common.ts";
 import type { Verb } from "./verb.ts";
-import { onWordBoundaries } from "../search.ts";
 
 const NAME = "sessions search";
 
@@ -42,6 +40,12 @@ export async function searchSessions(ctx: Context, a: Parsed): Promise<Outcome> 
   const empty = emptySearch(a);
   const warnings: string[] = q.truncated ? [TRUNCATED_NOTE] : [];
   if (!q.match) return outcome(NAME, empty, { reason: NO_WORDS_REASON, warnings });
+  // loaded here rather than with the verb: every `sessions` listing loads this module (tagFlags,
+  // the verb table) and would otherwise carry the whole search and its decoder
+  const [{ searchSessionsFrom }, { onWordBoundaries }] = await Promise.all([
+    import("../../core/sessions/search.ts"),
+    import("../search.ts"),
+  ]);
   const found = await searchSessionsFrom(ctx, q, a.values.project as string | undefined, {
     since,
     until,
