@@ -1,7 +1,7 @@
 /**
  * What a process loads before it does anything, read off the module graph.
  *
- * A hook: Some of the runtime's own modules cost a hook more than its
+ * A hook: some of the runtime's own modules cost a hook more than its
  * lookup the first time a process touches them: in Deno 2.9 the first `setTimeout` loads the
  * Node compatibility timers (5-12 ms on this host), and `node:os` brings its own graph. The
  * hook's modules (hooks/run.ts and everything it imports, as `deno info` lists them) may use
@@ -12,8 +12,13 @@ import { fileURLToPath as fromFileUrl } from "node:url";
 
 const ROOT = fromFileUrl(new URL("../", import.meta.url));
 
-/** Every local module in the static graph of `entry`, by `deno info --json`. */
-async function graphOf(entry: string): Promise<string[]> {
+interface InfoModule {
+  specifier: string;
+  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+}
+
+/** `deno info --json entry`'s modules. */
+async function infoOf(entry: string): Promise<InfoModule[]> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: ["info", "--json", entry],
     cwd: ROOT,
@@ -21,17 +26,15 @@ async function graphOf(entry: string): Promise<string[]> {
     stderr: "piped",
   }).output();
   assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const info = JSON.parse(new TextDecoder().decode(out.stdout)) as {
-    modules: { specifier: string }[];
-  };
-  return info.modules.map((m) => m.specifier).filter((s) => s.startsWith("file://")).map((s) =>
-    fromFileUrl(s)
-  );
+  return (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] }).modules;
 }
 
-interface InfoModule {
-  specifier: string;
-  dependencies?: { code?: { specifier: string }; isDynamic?: boolean }[];
+const local = (specifiers: Iterable<string>) =>
+  [...specifiers].filter((s) => s.startsWith("file://")).map((s) => fromFileUrl(s));
+
+/** Every local module in the graph of `entry`, dynamic imports included, by `deno info --json`. */
+async function graphOf(entry: string): Promise<string[]> {
+  return local((await infoOf(entry)).map((m) => m.specifier));
 }
 
 /**
@@ -39,15 +42,7 @@ interface InfoModule {
  * only the runtime (`code`) edges that are not dynamic are followed.
  */
 async function staticGraphOf(entry: string): Promise<string[]> {
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: ["info", "--json", entry],
-    cwd: ROOT,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
-  const mods = (JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] })
-    .modules;
+  const mods = await infoOf(entry);
   const bySpec = new Map(mods.map((m) => [m.specifier, m]));
   const root = mods.find((m) => m.specifier.endsWith(`/${entry}`))!;
   const seen = new Set([root.specifier]);
@@ -61,7 +56,7 @@ async function staticGraphOf(entry: string): Promise<string[]> {
       if (m) todo.push(m);
     }
   }
-  return [...seen].filter((s) => s.startsWith("file://")).map((s) => fromFileUrl(s));
+  return local(seen);
 }
 
 Deno.test("sessions graph: a listing loads neither the decoder's wasm nor search's ranking", async () => {

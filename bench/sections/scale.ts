@@ -328,6 +328,19 @@ async function measureSize(
     true,
   );
   let bareFound = 0;
+  /** Prompt `n`'s payload through bench/bare/hook.js into `into`: whether it found turns. */
+  const bareHookInto = async (into: Row, n: number, l: number) => {
+    const r = await timedSpawn(
+      bareArgs("hook.js", settled!.store),
+      payloadFor("UserPromptSubmit", fresh0 + n, w),
+      ctx.repo,
+      env,
+    );
+    if (r.code !== 0) failures.push(`bare hook exited ${r.code}: ${r.stderr.trim()}`);
+    into.samples.push(r.wallMs);
+    into.load.push(l);
+    return r.stdout.trim() !== "";
+  };
   const nothing = row("prompt_nothing", "UserPromptSubmit naming nothing, beyond the floor", true);
   const start = row("session_start", "SessionStart, beyond the floor", true);
   const usage = row("usage", "terminus usage (wall)", false);
@@ -394,16 +407,7 @@ async function measureSize(
     bareNoop.load.push(l);
     bareNoop.extra = bn.stdout.trim();
     const n = await namedPrompt(named, 40_000 + i, l);
-    const bh = await timedSpawn(
-      bareArgs("hook.js", settled.store),
-      payloadFor("UserPromptSubmit", fresh0 + 40_000 + i, w),
-      ctx.repo,
-      env,
-    );
-    if (bh.code !== 0) failures.push(`bare hook exited ${bh.code}: ${bh.stderr.trim()}`);
-    bareHook.samples.push(bh.wallMs);
-    bareHook.load.push(l);
-    if (bh.stdout.trim() !== "") bareFound++;
+    if (await bareHookInto(bareHook, 40_000 + i, l)) bareFound++;
     // checked after the timed prompt, so its pages are no warmer than before: a path whose
     // turns hand nothing over is no miss of this row either
     namedTally.add(n, await deliverable(40_000 + i));
@@ -514,15 +518,7 @@ async function measureSize(
     coldTally.add(await namedPrompt(coldNamed, 45_000 + i, l), can);
     // the same payload through the bare hook, its pages dropped again
     if (!(dropped = await dropCache())) break;
-    const bc = await timedSpawn(
-      bareArgs("hook.js", settled.store),
-      payloadFor("UserPromptSubmit", fresh0 + 45_000 + i, w),
-      ctx.repo,
-      env,
-    );
-    if (bc.code !== 0) failures.push(`bare hook exited ${bc.code}: ${bc.stderr.trim()}`);
-    bareCold.samples.push(bc.wallMs);
-    bareCold.load.push(l);
+    await bareHookInto(bareCold, 45_000 + i, l);
   }
   coldNamed.extra = dropped
     ? coldTally.text()
