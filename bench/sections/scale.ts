@@ -593,16 +593,15 @@ async function measureSize(
     `bare search: node:sqlite and FTS5's BM25 top 10, every word, the ${SCALE_QUERIES.length} and the ${SCALE_HARD_QUERIES.length} hard queries, beyond the floor`,
     true,
   );
-  /** The same query through bench/bare/search.js, right after the search: its wall. */
-  const bareBeside = async (q: string, l: number) => {
+  /** The same query through bench/bare/search.js, right after the search, into `into`. */
+  const bareBeside = async (q: string, into: number[]) => {
     const m = plainMatch(q);
     if (m === null) return;
     const r = await runTimed(Deno.execPath(), bareArgs("search.js", settled!.store, m), {
       cwd: ctx.repo,
     });
     if (r.code !== 0) failures.push(`bare search ${q} exited ${r.code}: ${r.stderr.trim()}`);
-    bareSearch.samples.push(r.wallMs);
-    bareSearch.load.push(l);
+    into.push(r.wallMs);
   };
   const grep = row("grep", "grep -rlF, same words and files (wall)", false);
   const rg = row("rg", "rg -l -F, same words and files (wall)", false);
@@ -636,7 +635,8 @@ async function measureSize(
     const l = await load1();
     for (const q of SCALE_QUERIES) {
       perQuery.get(q)!.push(await searchBeside(q, search, l));
-      await bareBeside(q, l);
+      await bareBeside(q, bareSearch.samples);
+      bareSearch.load.push(l);
       grep.samples.push((await runTimed("grep", ["-rlF", "-e", q, "--", projects])).wallMs);
       grep.load.push(l);
       if (haveRg) {
@@ -646,7 +646,8 @@ async function measureSize(
     }
     for (const q of SCALE_HARD_QUERIES) {
       perHard.get(q)!.push(await searchBeside(q, hard, l));
-      await bareBeside(q, l);
+      await bareBeside(q, bareSearch.samples);
+      bareSearch.load.push(l);
     }
     the.samples.push(
       (await runTimed(launcher, ["search", "the", "--project", "*"], { cwd, env })).wallMs,
@@ -678,13 +679,7 @@ async function measureSize(
         if (sr.code !== 0) failures.push(`search ${q} exited ${sr.code}: ${sr.stderr.trim()}`);
         busySearch.samples.push(sr.wallMs);
         busySearch.load.push(l);
-        const m = plainMatch(q);
-        if (m === null) continue;
-        const br = await runTimed(Deno.execPath(), bareArgs("search.js", settled.store, m), {
-          cwd: ctx.repo,
-        });
-        if (br.code !== 0) failures.push(`bare search ${q} exited ${br.code}`);
-        busyBare.push(br.wallMs);
+        await bareBeside(q, busyBare);
       }
     }
   });
